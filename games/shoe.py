@@ -1,0 +1,112 @@
+"""The stock a variant draws from, kept inside the (JSON) game state.
+
+Cards come from a stacked deck first (a hand record's `deck`, validated against what is
+really left in the stock), then from the record's seed. A state holds:
+
+    state["source"] = {"stacked": "AS6H…", "seed": "…" | None}
+    state["shoe"] = {"kind": "standard52", "cards": "…", "ordered": bool,
+                     "shuffles": n, "drawn": "…"}
+
+Card sequences are stored as concatenated two-character strings: immutable, so copying a
+state is cheap even with a six-deck shoe. `cards` is the stock's composition in canonical
+order until its order is known (`ordered`), then the stock in draw order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from games.errors import BAD_RECORD, DECK_EXHAUSTED, INVALID_DECK, RulesError
+from games.shuffle import canonical_order, draw_lot, shuffled
+
+State = dict[str, Any]
+
+
+def split_cards(packed: str) -> list[str]:
+    return [packed[i : i + 2] for i in range(0, len(packed), 2)]
+
+
+def new_source(deck: Sequence[str] | None, seed: str | None) -> dict[str, Any]:
+    return {"stacked": "".join(deck or ()), "seed": seed}
+
+
+def start(state: State, kind: str, cards: Sequence[str]) -> None:
+    """A fresh shuffle of `cards` (a full deck, a shoe, or a pile of discards)."""
+    previous = state.get("shoe")
+    number = previous["shuffles"] if previous else 0
+    state["shoe"] = {
+        "kind": kind,
+        "cards": "".join(canonical_order(cards)),
+        "ordered": False,
+        "shuffles": number + 1,
+        "drawn": "",
+    }
+
+
+def remaining(state: State) -> int:
+    return len(state["shoe"]["cards"]) // 2
+
+
+def _take_stacked(shoe: dict[str, Any], card: str) -> None:
+    cards: str = shoe["cards"]
+    index = cards.find(card)
+    while index % 2:  # a match across two cards' boundary is not this card
+        index = cards.find(card, index + 1)
+    if index < 0:
+        raise RulesError(
+            INVALID_DECK,
+            f"the deck gives {card}, but no {card} is left in the stock "
+            f"({len(cards) // 2} cards remain since the last shuffle)",
+        )
+    shoe["cards"] = cards[:index] + cards[index + 2 :]
+
+
+def draw(state: State) -> str:
+    """The next card: stacked first, then the seed's order, else `deck_exhausted`."""
+    shoe = state["shoe"]
+    source = state["source"]
+    if not shoe["cards"]:
+        raise RulesError(DECK_EXHAUSTED, "the stock is empty and the rules allow no reshuffle here")
+    if not shoe["ordered"]:
+        stacked: str = source["stacked"]
+        if stacked:
+            card = stacked[:2]
+            source["stacked"] = stacked[2:]
+            _take_stacked(shoe, card)
+            shoe["drawn"] += card
+            return card
+        if source["seed"] is None:
+            raise RulesError(
+                DECK_EXHAUSTED,
+                "the record's deck has run out and it has no seed to shuffle the rest",
+            )
+        order = shuffled(split_cards(shoe["cards"]), source["seed"], shoe["shuffles"] - 1)
+        shoe["cards"] = "".join(order)
+        shoe["ordered"] = True
+    card: str = shoe["cards"][:2]
+    shoe["cards"] = shoe["cards"][2:]
+    shoe["drawn"] += card
+    return card
+
+
+def redeal(state: State) -> None:
+    """Put this shuffle's drawn cards back on top, so the same order comes again."""
+    shoe = state["shoe"]
+    drawn: str = shoe["drawn"]
+    if shoe["ordered"]:
+        shoe["cards"] = drawn + shoe["cards"]
+    else:
+        state["source"]["stacked"] = drawn + state["source"]["stacked"]
+        shoe["cards"] = "".join(canonical_order(split_cards(shoe["cards"] + drawn)))
+    shoe["drawn"] = ""
+
+
+def choose_by_lot(state: State, candidates: Sequence[str], named: str | None) -> str:
+    """The first banker: the record's `first_banker` if named, else a lot from the seed."""
+    if named is not None:
+        return named
+    seed = state["source"]["seed"]
+    if seed is None:
+        raise RulesError(BAD_RECORD, "first_banker is required when the record has no seed")
+    return draw_lot(seed, candidates)

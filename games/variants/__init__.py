@@ -1,0 +1,41 @@
+"""One module per variant, registered by key in `games.engine.VARIANT_KEYS`.
+
+Every variant module provides:
+
+``CLOCK: bool``
+    Whether the variant has a decision clock (then `timeout` is always allowed to the seat
+    on turn; the engine lets it through and the variant applies it).
+``ACTIONS: frozenset[str]``
+    Every action name the variant knows (`timeout` included where it has a clock).
+``HOST_ACTIONS: frozenset[str]``
+    Actions that name no seat and skip the turn check (`classic`'s ``remove``).
+``setup(state, options, first_banker) -> list[Event]``
+    Fill a fresh state (the engine has set ``variant``, ``version``, ``seats`` — a list of
+    ``{"id", "chips"?}`` — ``source``, ``shoe: None``, ``rounds: []``, ``deltas`` — every
+    seat at 0 — and ``finished: False``): validate and store the options with their
+    defaults in ``state["options"]`` (a bad value or seat count is a ``bad_record``
+    RulesError), then play everything automatic up to the first decision (deal). Draw
+    cards only with `games.shoe` (`shoe.start(state, kind, cards)` for each shuffle,
+    `shoe.draw(state)` per card, in the rules' draw order).
+``legal(state) -> {"seat": id, "actions": [...]} | None``
+    Called only while not finished. Actions are dicts: ``{"action": "hit"}``,
+    ``{"action": "bet", "min": 1, "max": 300}`` or ``{"action": "bet", "amounts": [...]}``.
+    Never list `timeout`.
+``act(state, action) -> list[Event]``
+    Mutate the (already copied) state. The engine has checked that the game is not over,
+    that ``action["seat"]`` is the seat on turn (except host actions) and that the action
+    is listed by `legal` (or is `timeout`). Check arguments (``bad_amount``), apply, then
+    play everything automatic that follows (dealer/banker draws, settling, the next
+    round's deal) until the next decision or the end (then ``state["finished"] = True``).
+    Each settled unit appends to ``state["rounds"]`` the spec's round object and adds to
+    ``state["deltas"]``.
+``view(state, seat | None) -> dict``
+    What that seat may see: hidden cards absent (not masked), the stock, the source and
+    the seed never included.
+``final(state) -> dict``
+    The record's ``result.final`` object.
+
+Events are dicts with a ``type``; an event that shows a private card carries
+``"to": seat`` and the card under ``card``/``cards`` (`engine.events_for` strips it for
+other viewers). A hole card is dealt with an event that carries no card at all.
+"""
