@@ -71,7 +71,7 @@ def draw(state: State) -> str:
     if not shoe["ordered"]:
         stacked: str = source["stacked"]
         if stacked:
-            card = stacked[:2]
+            card: str = stacked[:2]
             source["stacked"] = stacked[2:]
             _take_stacked(shoe, card)
             shoe["drawn"] += card
@@ -84,7 +84,7 @@ def draw(state: State) -> str:
         order = shuffled(split_cards(shoe["cards"]), source["seed"], shoe["shuffles"] - 1)
         shoe["cards"] = "".join(order)
         shoe["ordered"] = True
-    card: str = shoe["cards"][:2]
+    card = shoe["cards"][:2]
     shoe["cards"] = shoe["cards"][2:]
     shoe["drawn"] += card
     return card
