@@ -17,7 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.errors import BAD_RECORD, DECK_EXHAUSTED, INVALID_DECK, RulesError
+from games.errors import (
+    BAD_AMOUNT,
+    BAD_RECORD,
+    DECK_EXHAUSTED,
+    ILLEGAL_ACTION,
+    INVALID_DECK,
+    RulesError,
+)
 from games.shuffle import canonical_order, draw_lot, shuffled
 
 State = dict[str, Any]
@@ -62,6 +69,36 @@ def _take_stacked(shoe: dict[str, Any], card: str) -> None:
     shoe["cards"] = cards[:index] + cards[index + 2 :]
 
 
+def _order_from_seed(state: State) -> None:
+    """Fix the order of what is left in the stock from the record's seed."""
+    shoe = state["shoe"]
+    seed = state["source"]["seed"]
+    if seed is None:
+        raise RulesError(
+            DECK_EXHAUSTED, "the record's deck has run out and it has no seed to shuffle the rest"
+        )
+    shoe["cards"] = "".join(shuffled(split_cards(shoe["cards"]), seed, shoe["shuffles"] - 1))
+    shoe["ordered"] = True
+
+
+def cut(state: State, position: int) -> None:
+    """Move the top `position` cards to the bottom (`salon`'s cut, live play only).
+
+    A cut needs the stock's order, so it works on a seeded shoe; a stacked deck is
+    already stored in its order after the cut (specs/hand-record.md).
+    """
+    shoe = state["shoe"]
+    if not shoe["ordered"]:
+        if state["source"]["stacked"]:
+            raise RulesError(ILLEGAL_ACTION, "a stacked deck is recorded after its cut")
+        _order_from_seed(state)
+    count = remaining(state)
+    if not 1 <= position < count:
+        raise RulesError(BAD_AMOUNT, f"a cut position is from 1 to {count - 1}")
+    cards: str = shoe["cards"]
+    shoe["cards"] = cards[2 * position :] + cards[: 2 * position]
+
+
 def draw(state: State) -> str:
     """The next card: stacked first, then the seed's order, else `deck_exhausted`."""
     shoe = state["shoe"]
@@ -76,14 +113,7 @@ def draw(state: State) -> str:
             _take_stacked(shoe, card)
             shoe["drawn"] += card
             return card
-        if source["seed"] is None:
-            raise RulesError(
-                DECK_EXHAUSTED,
-                "the record's deck has run out and it has no seed to shuffle the rest",
-            )
-        order = shuffled(split_cards(shoe["cards"]), source["seed"], shoe["shuffles"] - 1)
-        shoe["cards"] = "".join(order)
-        shoe["ordered"] = True
+        _order_from_seed(state)
     card = shoe["cards"][:2]
     shoe["cards"] = shoe["cards"][2:]
     shoe["drawn"] += card
