@@ -120,7 +120,10 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
     """One transition: the new state and its events, or a `RulesError`."""
     module = variant_module(state["variant"])
     _check(module, state, action)
-    work: State = clone(state)
+    work: State = {key: clone(value) for key, value in state.items() if key != "rounds"}
+    # Settled rounds are never changed once logged, so they are shared, not copied: a long
+    # session (a blackjack shoe, a simulation) must not pay for its history on every move.
+    work["rounds"] = list(state["rounds"])
     events: list[Event] = module.act(work, dict(action))
     work["version"] += 1
     return work, events

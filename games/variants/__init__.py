@@ -28,7 +28,8 @@ Every variant module provides:
     play everything automatic that follows (dealer/banker draws, settling, the next
     round's deal) until the next decision or the end (then ``state["finished"] = True``).
     Each settled unit appends to ``state["rounds"]`` the spec's round object and adds to
-    ``state["deltas"]``.
+    ``state["deltas"]``. Entries already in ``state["rounds"]`` are shared with the
+    previous state (not copied): append new ones, never change old ones.
 ``view(state, seat | None) -> dict``
     What that seat may see: hidden cards absent (not masked), the stock, the source and
     the seed never included.
