@@ -58,8 +58,8 @@ def remaining(state: State) -> int:
 def _take_stacked(shoe: dict[str, Any], card: str) -> None:
     cards: str = shoe["cards"]
     index = cards.find(card)
-    while index % 2:  # a match across two cards' boundary is not this card
-        index = cards.find(card, index + 1)
+    while index > 0 and index % 2:  # a match across two cards' boundary is not this card
+        index = cards.find(card, index + 1)  # (-1, not found, ends the search)
     if index < 0:
         raise RulesError(
             INVALID_DECK,
