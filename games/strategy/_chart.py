@@ -139,9 +139,7 @@ def _optimal(work: _Upcard, out: dict[tuple[int, int, int], HandEVs]) -> float:
         value = sit.values()
         state = hand_state(h)
 
-        def split_hand(
-            s: int, _rank: int, sit: Situation = sit, value: list[float] = value
-        ) -> float:
+        def split_hand(s: int, sit: Situation = sit, value: list[float] = value) -> float:
             best = max(sit.stand_ev(s), _hit_ev(sit, s, value))
             return max(best, sit.double_ev(s)) if das else best
 
@@ -248,9 +246,7 @@ def _decide_pairs_and_return(
             code = codes[state]
             if rules.max_hands > 1:
 
-                def split_hand(
-                    s: int, _rank: int, sit: Situation = sit, v: list[float] = value
-                ) -> float:
+                def split_hand(s: int, sit: Situation = sit, v: list[float] = value) -> float:
                     return _chart_play(sit, codes, v, s, das)
 
                 split = sit.split_ev(h[0], split_hand)

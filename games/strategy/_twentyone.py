@@ -221,8 +221,8 @@ class Situation:
             return self.rules.natural_pays
         return self.rules.natural_pays * (1.0 - self.p_natural)
 
-    def values(self, hit_here: Callable[[int], bool] | None = None) -> list[float]:
-        """Value of every state: best of hit/stand, or following `hit_here` if given."""
+    def values(self) -> list[float]:
+        """Value of every state with the best of hit and stand from there on."""
         value = [0.0] * (N_STATES + 1)
         value[BUST] = -1.0
         draw = self.draw
@@ -233,12 +233,7 @@ class Situation:
                 hit += draw[r] * value[nxt[r]]
             stand = self.stand[s]
             total, _ = state_total(s)
-            if total == 21:
-                value[s] = stand
-            elif hit_here is None:
-                value[s] = hit if hit > stand else stand
-            else:
-                value[s] = hit if hit_here(s) else stand
+            value[s] = hit if total < 21 and hit > stand else stand
         return value
 
     def hit_ev(self, state: int, value: Sequence[float]) -> float:
@@ -269,11 +264,11 @@ class Situation:
 
         return counts(2, 2)
 
-    def split_ev(self, pair: int, hand_ev: Callable[[int, int], float]) -> float:
-        """EV of splitting `pair`; ``hand_ev(state, rank)`` plays one two-card split hand.
+    def split_ev(self, pair: int, hand_ev: Callable[[int], float]) -> float:
+        """EV of splitting `pair`; ``hand_ev(state)`` plays one two-card split hand.
 
-        `hand_ev` receives the two-card state and the second card's rank; it is not
-        called for a pair that may be resplit.
+        `hand_ev` is not called for split aces (they take one card and stand) nor for a
+        pair that may still be resplit (the branching counts cover those).
         """
         one = single_card_state(pair)
         if pair == ACE and not self.rules.resplit_aces:
@@ -285,9 +280,9 @@ class Situation:
         if p < 1.0:
             for r in range(10):
                 if r != pair:
-                    non_pair += self.draw[r] * hand_ev(STEP[one][r], r)
+                    non_pair += self.draw[r] * hand_ev(STEP[one][r])
             non_pair /= 1.0 - p
-        with_pair = hand_ev(STEP[one][pair], pair)
+        with_pair = hand_ev(STEP[one][pair])
         n_non, n_pair = self.split_counts(pair)
         return n_non * non_pair + n_pair * with_pair
 

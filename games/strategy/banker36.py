@@ -194,7 +194,7 @@ class Banker36Strategy:
     def should_draw(self, cards: Sequence[str]) -> bool:
         """Exact optimal decision for a hand (its own cards only)."""
         hand = _cards(cards)
-        if not hand or sum(hand) == 0:
+        if sum(hand) == 0:
             raise ValueError("a hand has at least one card")
         if hand_total(hand) >= 21:
             raise ValueError("the hand is already settled")
