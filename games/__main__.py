@@ -50,6 +50,37 @@ def _deal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _strategy(args: argparse.Namespace) -> int:
+    from games.strategy import main_strategy
+
+    print(main_strategy(args.variant))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from games.simulation import format_simulation, simulate
+
+    if args.rounds < 1:
+        print("--rounds must be at least 1", file=sys.stderr)
+        return 2
+    outcome = simulate(
+        variant=args.variant,
+        level=args.ai,
+        rounds=args.rounds,
+        seed=args.seed,
+        workers=args.workers,
+    )
+    print(format_simulation(outcome))
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from games.bench import run_bench
+
+    run_bench(quick=args.quick)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m games", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -65,6 +96,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--shuffle", type=int, default=0, help="which shuffle of the record (0 = the first)"
     )
     deal.set_defaults(run=_deal)
+
+    strategy = commands.add_parser(
+        "strategy", help="print a variant's computed optimal chart and expected return"
+    )
+    strategy.add_argument("--variant", required=True, choices=("blackjack", "classic", "banker36"))
+    strategy.set_defaults(run=_strategy)
+
+    simulate = commands.add_parser(
+        "simulate", help="play N rounds with AI seats through the engine; mean and 95% CI"
+    )
+    simulate.add_argument("--variant", required=True, choices=engine.VARIANT_KEYS)
+    simulate.add_argument("--ai", required=True, help="the AI level (e.g. easy, medium, hard)")
+    simulate.add_argument("--rounds", type=int, required=True)
+    simulate.add_argument("--seed", required=True)
+    simulate.add_argument(
+        "--workers", type=int, default=None, help="processes to use (default: every core)"
+    )
+    simulate.set_defaults(run=_simulate)
+
+    bench = commands.add_parser("bench", help="print the engine's and the AI's speed figures")
+    bench.add_argument("--quick", action="store_true", help="a short run (for smoke tests)")
+    bench.set_defaults(run=_bench)
 
     args = parser.parse_args(argv)
     status: int = args.run(args)
