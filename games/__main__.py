@@ -1,4 +1,6 @@
-"""Command line: `python -m games replay FILE|-`, `deal`, `strategy`, `simulate`, `bench`."""
+"""Command line: `python -m games replay FILE|-`, `deal`, `strategy`, `simulate`.
+
+Benchmarks need a clock, which the engine never reads: they live in `benchmarks/`."""
 
 from __future__ import annotations
 
@@ -74,13 +76,6 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
-    from games.bench import run_bench
-
-    run_bench(quick=args.quick)
-    return 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m games", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -114,10 +109,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--workers", type=int, default=None, help="processes to use (default: every core)"
     )
     simulate.set_defaults(run=_simulate)
-
-    bench = commands.add_parser("bench", help="print the engine's and the AI's speed figures")
-    bench.add_argument("--quick", action="store_true", help="a short run (for smoke tests)")
-    bench.set_defaults(run=_bench)
 
     args = parser.parse_args(argv)
     status: int = args.run(args)
