@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     strategy.set_defaults(run=_strategy)
 
     simulate = commands.add_parser(
-        "simulate", help="play N rounds with AI seats through the engine; mean and 95% CI"
+        "simulate", help="play N rounds with AI seats through the engine; mean and 95%% CI"
     )
     simulate.add_argument("--variant", required=True, choices=engine.VARIANT_KEYS)
     simulate.add_argument("--ai", required=True, help="the AI level (e.g. easy, medium, hard)")
