@@ -161,11 +161,9 @@ def result(state: State) -> dict[str, Any]:
     turn = legal_actions(state)
     nxt: dict[str, Any] | None = None
     if turn is not None:
+        # Exactly the spec's shape: action names only (their arguments are in
+        # `legal_actions`, which the live platform uses).
         nxt = {"seat": turn["seat"], "legal": [a["action"] for a in turn["actions"]]}
-        for entry in turn["actions"]:
-            arguments = {k: v for k, v in entry.items() if k != "action"}
-            if arguments:
-                nxt[entry["action"]] = arguments
     return {
         "status": "finished" if state["finished"] else "awaiting_action",
         "next": nxt,

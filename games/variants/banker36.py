@@ -415,7 +415,6 @@ def _settle(state: State, seat: str, won: bool, reason: str, events: list[Event]
                     "total": total,
                     "outcome": outcome,
                     "delta": delta,
-                    "bet": bet,
                 },
                 {
                     "seat": banker,

@@ -322,7 +322,6 @@ def _settle(state: State, events: list[Event]) -> None:
                 "total": total,
                 "outcome": _outcome(delta),
                 "delta": delta,
-                "bet": stake,
             }
         )
     state["deltas"][banker] += banker_delta
@@ -330,7 +329,7 @@ def _settle(state: State, events: list[Event]) -> None:
     entries.append(
         {"seat": banker, "role": "banker", "cards": list(banker_cards), "total": banker_total}
     )
-    unit = {"hands": entries, "banker": banker}
+    unit = {"hands": entries}
     state["rounds"].append(unit)
     events.append({"type": "settle", "deal": deal["number"], "banker": banker, "hands": entries})
     state["deal"] = None

@@ -141,7 +141,6 @@ def test_over_21_loses_at_once():
         "total": 23,
         "outcome": "loss",
         "delta": -10,
-        "bet": 10,
     }
     assert state["bank"] == 20
 

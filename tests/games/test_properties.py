@@ -157,10 +157,16 @@ def _property(variant: str, rng: random.Random, *, check_views: bool) -> None:
 
 
 FAST = settings(
-    max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=400,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
 )
 VIEWS = settings(
-    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
 )
 
 

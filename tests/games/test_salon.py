@@ -143,7 +143,6 @@ def test_a_deal_where_nobody_bets_still_counts_with_only_the_banker_hand():
     assert state["rounds"] == [
         {
             "hands": [{"seat": "ann", "role": "banker", "cards": ["TD", "7D"], "total": 17}],
-            "banker": "ann",
         }
     ]
     assert state["deltas"] == {"ann": 0, "bob": 0}
@@ -174,7 +173,6 @@ def test_ponter_natural_is_not_asked_to_draw_and_is_paid_double_against_a_drawn_
         "total": 21,
         "outcome": "win",
         "delta": 50,
-        "bet": 25,
     }
     assert state["deltas"] == {"ann": -50, "bob": 50}
 
@@ -452,7 +450,8 @@ def test_result_while_waiting_names_the_bet_range():
     state, _ = _new(_seats(ann=1000, bob=15, cat=500), ["2S", "3S", "4S", "5S", "6S", "7S"])
     result = engine.result(state)
     assert result["status"] == "awaiting_action"
-    assert result["next"] == {"seat": "bob", "legal": ["bet"], "bet": {"min": 10, "max": 15}}
+    assert result["next"] == {"seat": "bob", "legal": ["bet"]}
+    assert engine.legal_actions(state)["actions"] == [{"action": "bet", "min": 10, "max": 15}]
 
 
 # --- views, events, purity -------------------------------------------------------------
