@@ -104,7 +104,8 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
     if seat != turn["seat"]:
         raise RulesError(
             NOT_YOUR_TURN,
-            f"it is {turn['seat']!r}'s turn, not {seat!r}'s; they may: {', '.join(allowed)}",
+            f"it is the turn of seat {turn['seat']!r}, not of {seat!r}; "
+            f"{turn['seat']!r} may: {', '.join(allowed)}",
         )
     if name == TIMEOUT and module.CLOCK:
         return
