@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 from games import cards, shoe
-from games.engine import clone
 from games.errors import BAD_RECORD, RulesError
 
 State = dict[str, Any]
@@ -69,19 +68,10 @@ def _is_natural(packed: str) -> bool:
     return (a == "A" and b in _TEN) or (b == "A" and a in _TEN)
 
 
-def _hand_natural(hand: str) -> bool:
-    return hand[2] == "-" and _is_natural(hand[_HEAD:])
-
-
 def _unpack(packed: str) -> list[str]:
+    if len(packed) == 4:  # the common case, spelled out for speed
+        return [packed[:2], packed[2:]]
     return [packed[i : i + 2] for i in range(0, len(packed), 2)]
-
-
-def _number(value: float) -> float | int:
-    """Whole values as `int` (never 1.0); 1.5 stays a float."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def _closed(hand: str) -> str:
@@ -125,18 +115,18 @@ def _deal_round(state: State, events: list[Event]) -> None:
         shoe.start(state, "standard52", _SHOE_CARDS)
     events.append({"type": "round_start", "round": state["round"], "new_shoe": fresh})
     draw = shoe.draw
-    ids = [seat["id"] for seat in state["seats"]]
+    seats = state["seats"]
     firsts = []
-    for seat in ids:
+    for entry in seats:
         card = draw(state)
         firsts.append(card)
-        events.append({"type": "deal", "seat": seat, "card": card})
+        events.append({"type": "deal", "seat": entry["id"], "card": card})
     up = draw(state)
     events.append({"type": "deal", "seat": DEALER, "card": up})
     hands = []
-    for k, seat in enumerate(ids):
+    for k, entry in enumerate(seats):
         card = draw(state)
-        events.append({"type": "deal", "seat": seat, "card": card})
+        events.append({"type": "deal", "seat": entry["id"], "card": card})
         packed = firsts[k] + card
         hands.append(_INDEX[k] + ("1-x" if _is_natural(packed) else "1-o") + packed)
     state["dealer"] = up + draw(state)
@@ -218,11 +208,13 @@ def legal(state: State) -> dict[str, Any] | None:
         return None
     hands: list[str] = state["hands"]
     hand = hands[turn]
-    actions: list[dict[str, Any]] = [{"action": "hit"}, {"action": "stand"}]
-    if len(hand) == _HEAD + 4:  # open with two cards: never split aces, never a 21
-        actions.append({"action": "double"})
-        if _can_split(hands, turn):
-            actions.append({"action": "split"})
+    if len(hand) != _HEAD + 4:
+        actions: list[dict[str, Any]] = [{"action": "hit"}, {"action": "stand"}]
+    elif _can_split(hands, turn):  # two cards: never split aces (closed), never a 21
+        actions = [{"action": "hit"}, {"action": "stand"}, {"action": "double"}]
+        actions.append({"action": "split"})
+    else:
+        actions = [{"action": "hit"}, {"action": "stand"}, {"action": "double"}]
     seat = state["seats"][int(hand[0])]["id"]
     return {"seat": seat, "actions": actions, "hand": _seat_index(hands, turn)}
 
@@ -271,9 +263,18 @@ def _dealer_and_settle(state: State, events: list[Event]) -> None:
     dealer: str = state["dealer"]
     events.append({"type": "reveal", "seat": DEALER, "card": dealer[2:4]})
     hands: list[str] = state["hands"]
+    # Each hand's total and whether it is a natural (two cards, not from a split).
+    scored = []
+    live = False  # the dealer draws only if some hand is neither bust nor a natural
+    for hand in hands:
+        packed = hand[_HEAD:]
+        mine = _total(packed)[0]
+        natural = hand[2] == "-" and _is_natural(packed)
+        if mine <= 21 and not natural:
+            live = True
+        scored.append((hand, packed, mine, natural))
     total = _total(dealer)[0]
-    # The dealer draws only if some hand is neither bust nor a natural.
-    if any(_total(hand[_HEAD:])[0] <= 21 and not _hand_natural(hand) for hand in hands):
+    if live:
         while total < 17:
             card = shoe.draw(state)
             dealer += card
@@ -284,11 +285,8 @@ def _dealer_and_settle(state: State, events: list[Event]) -> None:
     deltas = state["deltas"]
     seats = state["seats"]
     entries: list[dict[str, Any]] = []
-    for hand in hands:
-        packed = hand[_HEAD:]
+    for hand, packed, mine, natural in scored:
         wager = 2 if hand[1] == "2" else 1
-        mine = _total(packed)[0]
-        natural = _hand_natural(hand)
         delta: float
         if mine > 21:
             delta = -wager
@@ -303,7 +301,8 @@ def _dealer_and_settle(state: State, events: list[Event]) -> None:
         else:
             delta = -wager
         seat = seats[int(hand[0])]["id"]
-        deltas[seat] = _number(deltas[seat] + delta)
+        balance = deltas[seat] + delta
+        deltas[seat] = int(balance) if balance == int(balance) else balance
         entries.append(
             {
                 "seat": seat,
@@ -323,41 +322,48 @@ def _dealer_and_settle(state: State, events: list[Event]) -> None:
 # --- views -----------------------------------------------------------------------------
 
 
-def _hand_view(hand: str, active: bool) -> dict[str, Any]:
-    packed = hand[_HEAD:]
-    total, soft = _total(packed)
-    return {
-        "cards": _unpack(packed),
-        "total": total,
-        "soft": soft,
-        "wager": 2 if hand[1] == "2" else 1,
-        "split": hand[2] == "s",
-        "natural": _hand_natural(hand),
-        "done": hand[3] == "x",
-        "active": active,
-    }
-
-
 def view(state: State, seat: str | None) -> dict[str, Any]:
     """Players' cards are public (dealt face up, as at a casino table); the dealer's hole
     card is absent until the dealer has played, which a live state shows only once the
     record's last round is over (every earlier round is in `last_round`).
 
-    The viewer's own hands are under `hands`; every other seat (all of them for a
-    spectator) is under `others`, so no card is listed twice."""
+    The viewer's own hands are under `hands` (with `hand`, the index of the one to act, when
+    it is the viewer's turn); every other seat (all of them for a spectator) is under
+    `others`, so no card is listed twice. Each hand: cards, total, soft, wager, split (came
+    from a split), natural, done (closed), active (the hand to act)."""
     hands: list[str] = state["hands"]
     turn = state["turn"]
     deltas = state["deltas"]
-    ids = [entry["id"] for entry in state["seats"]]
-    rows: list[list[dict[str, Any]]] = [[] for _ in ids]
+    seats = state["seats"]
+    groups: list[list[dict[str, Any]]] = [[] for _ in seats]
     for index, hand in enumerate(hands):
-        rows[int(hand[0])].append(_hand_view(hand, index == turn))
-    others = [
-        {"seat": sid, "hands": held, "splits": max(len(held) - 1, 0), "balance": deltas[sid]}
-        for sid, held in zip(ids, rows, strict=True)
-        if sid != seat
-    ]
-    own = rows[ids.index(seat)] if seat in ids else []
+        packed = hand[_HEAD:]
+        total, soft = _total(packed)
+        groups[int(hand[0])].append(
+            {
+                "cards": _unpack(packed),
+                "total": total,
+                "soft": soft,
+                "wager": 2 if hand[1] == "2" else 1,
+                "split": hand[2] == "s",
+                "natural": hand[2] == "-" and _is_natural(packed),
+                "done": hand[3] == "x",
+                "active": index == turn,
+            }
+        )
+    active = None
+    if turn is not None and seats[int(hands[turn][0])]["id"] == seat:
+        active = _seat_index(hands, turn)
+    own: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for entry, group in zip(seats, groups, strict=True):
+        sid = entry["id"]
+        if sid == seat:
+            own = group
+        else:
+            others.append(
+                {"seat": sid, "hands": group, "splits": len(group) - 1, "balance": deltas[sid]}
+            )
     dealer: str = state["dealer"]
     if state["finished"]:
         total, soft = _total(dealer)
@@ -370,9 +376,6 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
     else:  # the up-card alone; its total is what the players can see
         total, soft = _total(dealer[:2])
         dealer_view = {"cards": [dealer[:2]], "hidden": 1, "total": total, "soft": soft}
-    active = None
-    if turn is not None and ids[int(hands[turn][0])] == seat:
-        active = _seat_index(hands, turn)
     rounds = state["rounds"]
     return {
         "seat": seat,
@@ -380,12 +383,13 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "rounds_total": state["options"]["rounds"],
         "hands": own,
         "hand": active,
-        "splits": max(len(own) - 1, 0),
+        "splits": len(own) - 1 if own else 0,
         "balance": deltas.get(seat),
         "dealer": dealer_view,
         "others": others,
         "balances": dict(deltas),
-        "last_round": clone(rounds[-1]) if rounds else None,
+        # shared, not copied: a logged round never changes (views are read-only)
+        "last_round": rounds[-1] if rounds else None,
     }
 
 
