@@ -1,6 +1,11 @@
 """Engine speed: rounds per second through the public `apply` API, per variant, next to a
 minimal loop that shuffles, deals and totals the very same cards without the engine.
 
+For `blackjack` (the variant with a target) the baseline is a whole game loop written
+without the engine — same seed, same shoe rule, same easy player, same dealer — and a test
+(tests/games/test_bench.py) proves it deals exactly the engine's cards. For the others it
+replays the engine's cards from its results.
+
 The automatic players are the variants' simplest AI levels, so every decision also pays
 for the seat's view, as a live table does. The baseline replays the engine's own cards:
 the same number of shuffles through the same shuffle function, then every hand's cards
@@ -16,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from games import engine
-from games.cards import shoe, total36, total52
+from games.cards import is_natural52, shoe, total36, total52
 from games.shuffle import shuffled
 
 DECK_OF = {
@@ -74,7 +79,7 @@ def _solo(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
         return {"action": "bet", "amount": names["bet"]["min"]}
     if "next_round" in names:
         return {"action": "next_round"}
-    total = view.get("player", {}).get("total", 0) if isinstance(view.get("player"), dict) else 0
+    total = view["hand"]["total"]
     return {"action": "hit" if "hit" in names and total < 17 else "stand"}
 
 
@@ -127,6 +132,36 @@ def baseline(variant: str, states: list[dict[str, Any]], seed: str) -> int:
     return checksum
 
 
+def blackjack_loop(rounds: int, seed: str) -> list[list[str]]:
+    """The same blackjack game without the engine: one seat playing the easy level (hit
+    below 17), the dealer standing on 17, a new six-deck shoe under 78 cards, all from
+    the seed's shuffles. Returns each round's cards, which must equal the engine's."""
+    full = shoe("standard52", 6)
+    stock: list[str] = []
+    position = 0
+    shuffles = 0
+    played: list[list[str]] = []
+    for _ in range(rounds):
+        if len(stock) - position < 78:
+            stock, position = shuffled(full, seed, shuffles), 0
+            shuffles += 1
+        player = [stock[position], stock[position + 2]]
+        dealer = [stock[position + 1], stock[position + 3]]
+        position += 4
+        natural = is_natural52(player)
+        total = total52(player)[0]
+        while not natural and total < 17:
+            player.append(stock[position])
+            position += 1
+            total = total52(player)[0]
+        if total <= 21 and not natural:
+            while total52(dealer)[0] < 17:
+                dealer.append(stock[position])
+                position += 1
+        played.append(player + dealer)
+    return played
+
+
 def engine_figures(*, quick: bool) -> str:
     units = 200 if quick else 2_000
     runs = 3 if quick else 5
@@ -144,7 +179,10 @@ def engine_figures(*, quick: bool) -> str:
             rounds, states = play_engine(variant, units, seed)
             engine_rates.append(rounds / (time.perf_counter() - started))
             started = time.perf_counter()
-            baseline(variant, states, seed)
+            if variant == "blackjack":  # a whole game loop, checked to deal the same cards
+                blackjack_loop(rounds, f"{seed}-0")
+            else:
+                baseline(variant, states, seed)
             base_rates.append(rounds / (time.perf_counter() - started))
         fast, base = statistics.median(engine_rates), statistics.median(base_rates)
         ratio = base / fast

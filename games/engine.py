@@ -26,12 +26,21 @@ TIMEOUT = "timeout"
 _CARD_KEYS = ("card", "cards")
 
 
+_MODULES: dict[str, ModuleType] = {}
+
+
 def variant_module(key: str) -> ModuleType:
-    if key not in VARIANT_KEYS:
-        raise RulesError(
-            BAD_RECORD, f"unknown variant {key!r}: expected one of {', '.join(VARIANT_KEYS)}"
-        )
-    return importlib.import_module(f"games.variants.{key}")
+    module = _MODULES.get(key)
+    if module is None:
+        if key not in VARIANT_KEYS:
+            raise RulesError(
+                BAD_RECORD, f"unknown variant {key!r}: expected one of {', '.join(VARIANT_KEYS)}"
+            )
+        module = _MODULES[key] = importlib.import_module(f"games.variants.{key}")
+    return module
+
+
+_SHARED = frozenset({"rounds", "options", "seats"})
 
 
 def clone(value: Any) -> Any:
@@ -96,7 +105,7 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
         raise RulesError(ILLEGAL_ACTION, f"the game is over: no {name!r} is possible")
     if name in module.HOST_ACTIONS:
         return
-    turn = legal_actions(state)
+    turn: dict[str, Any] | None = module.legal(state)
     seat = action.get("seat")
     if turn is None:
         raise RulesError(ILLEGAL_ACTION, f"nobody is to act now, so {name!r} is not allowed")
@@ -121,9 +130,10 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
     """One transition: the new state and its events, or a `RulesError`."""
     module = variant_module(state["variant"])
     _check(module, state, action)
-    work: State = {key: clone(value) for key, value in state.items() if key != "rounds"}
-    # Settled rounds are never changed once logged, so they are shared, not copied: a long
-    # session (a blackjack shoe, a simulation) must not pay for its history on every move.
+    # Settled rounds are never changed once logged, and options and seats are replaced,
+    # never changed in place, so those are shared, not copied: a long session (a blackjack
+    # shoe, a simulation) must not pay for its history on every move.
+    work: State = {key: value if key in _SHARED else clone(value) for key, value in state.items()}
     work["rounds"] = list(state["rounds"])
     events: list[Event] = module.act(work, dict(action))
     work["version"] += 1

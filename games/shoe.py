@@ -5,7 +5,7 @@ really left in the stock), then from the record's seed. A state holds:
 
     state["source"] = {"stacked": "AS6H…", "seed": "…" | None}
     state["shoe"] = {"kind": "standard52", "cards": "…", "ordered": bool,
-                     "shuffles": n, "drawn": "…"}
+                     "shuffles": n, "drawn": "…" | None}
 
 Card sequences are stored as concatenated two-character strings: immutable, so copying a
 state is cheap even with a six-deck shoe. `cards` is the stock's composition in canonical
@@ -38,8 +38,11 @@ def new_source(deck: Sequence[str] | None, seed: str | None) -> dict[str, Any]:
     return {"stacked": "".join(deck or ()), "seed": seed}
 
 
-def start(state: State, kind: str, cards: Sequence[str]) -> None:
-    """A fresh shuffle of `cards` (a full deck, a shoe, or a pile of discards)."""
+def start(state: State, kind: str, cards: Sequence[str], *, replayable: bool = False) -> None:
+    """A fresh shuffle of `cards` (a full deck, a shoe, or a pile of discards).
+
+    `replayable` keeps the cards drawn since, for `redeal` (`solo`'s «Начать заново»);
+    other variants skip that bookkeeping, which would grow with every card of a shoe."""
     previous = state.get("shoe")
     number = previous["shuffles"] if previous else 0
     state["shoe"] = {
@@ -47,7 +50,7 @@ def start(state: State, kind: str, cards: Sequence[str]) -> None:
         "cards": "".join(canonical_order(cards)),
         "ordered": False,
         "shuffles": number + 1,
-        "drawn": "",
+        "drawn": "" if replayable else None,
     }
 
 
@@ -111,19 +114,23 @@ def draw(state: State) -> str:
             card: str = stacked[:2]
             source["stacked"] = stacked[2:]
             _take_stacked(shoe, card)
-            shoe["drawn"] += card
+            if shoe["drawn"] is not None:
+                shoe["drawn"] += card
             return card
         _order_from_seed(state)
     card = shoe["cards"][:2]
     shoe["cards"] = shoe["cards"][2:]
-    shoe["drawn"] += card
+    if shoe["drawn"] is not None:
+        shoe["drawn"] += card
     return card
 
 
 def redeal(state: State) -> None:
     """Put this shuffle's drawn cards back on top, so the same order comes again."""
     shoe = state["shoe"]
-    drawn: str = shoe["drawn"]
+    drawn: str | None = shoe["drawn"]
+    if drawn is None:
+        raise ValueError("redeal needs a shoe started with replayable=True")
     if shoe["ordered"]:
         shoe["cards"] = drawn + shoe["cards"]
     else:

@@ -29,7 +29,9 @@ Every variant module provides:
     round's deal) until the next decision or the end (then ``state["finished"] = True``).
     Each settled unit appends to ``state["rounds"]`` the spec's round object and adds to
     ``state["deltas"]``. Entries already in ``state["rounds"]`` are shared with the
-    previous state (not copied): append new ones, never change old ones.
+    previous state (not copied): append new ones, never change old ones. Likewise
+    ``state["options"]`` and ``state["seats"]`` are shared: to change a seat, replace the
+    list (and the seat's dict), never mutate them in place.
 ``view(state, seat | None) -> dict``
     What that seat may see: hidden cards absent (not masked), the stock, the source and
     the seed never included.

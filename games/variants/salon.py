@@ -124,10 +124,11 @@ def _chips(state: State, seat_id: str) -> int:
 
 
 def _add_chips(state: State, seat_id: str, amount: int) -> None:
-    for seat in state["seats"]:
-        if seat["id"] == seat_id:
-            seat["chips"] += amount
-            return
+    # Seats are shared between states (games.engine.apply), so replace, never mutate.
+    state["seats"] = [
+        {**seat, "chips": seat["chips"] + amount} if seat["id"] == seat_id else seat
+        for seat in state["seats"]
+    ]
 
 
 def _round_from_left(state: State, seat_id: str) -> list[str]:

@@ -90,7 +90,7 @@ def _new_game(state: State, events: list[Event]) -> None:
 
 def _new_round(state: State, events: list[Event]) -> None:
     """A fresh shuffle and the deal."""
-    shoe.start(state, DECK, RUSSIAN36)
+    shoe.start(state, DECK, RUSSIAN36, replayable=True)
     state["result"] = None
     events.append({"type": "round_start", "coins": state["coins"], "bank": state["bank"]})
     _deal(state, events)

@@ -226,7 +226,8 @@ def test_an_empty_stock_is_rebuilt_from_the_discards_only():
     state["shoe"]["cards"] = ""  # as if the stock were used up
     state, events = engine.apply(state, {"seat": "cat", "action": "hit"})
     assert {"type": "reshuffle", "count": 20} in events
-    new_stock = split_cards(state["shoe"]["cards"] + state["shoe"]["drawn"])
+    drawn = state["circle"]["hands"]["cat"][-1]  # the hit took one card of the new stock
+    new_stock = [*split_cards(state["shoe"]["cards"]), drawn]
     assert sorted(new_stock) == sorted(pile)
     assert not held & set(new_stock)
 
