@@ -1,0 +1,143 @@
+import uuid
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from accounts.forms import ChipsAdjustForm
+from accounts.models import Account, LedgerEntry, User
+from accounts.services import ChipsError, chips_adjust
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    list_display = ("username", "email", "chips", "is_staff", "date_joined")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
+        return super().get_queryset(request).prefetch_related("chip_accounts")
+
+    @admin.display(description=gettext_lazy("Фишки"))
+    def chips(self, user: User) -> Any:
+        wallet = next((a for a in user.chip_accounts.all() if a.kind == Account.Kind.PLAYER), None)
+        if wallet is None:
+            return "—"
+        url = reverse("admin:accounts_account_change", args=[wallet.pk])
+        return format_html('<a href="{}">{}</a>', url, wallet.balance)
+
+
+@admin.register(Account)
+class AccountAdmin(admin.ModelAdmin):
+    """Wallets are read-only here: balances change only through the ledger."""
+
+    list_display = ("__str__", "kind", "owner", "balance", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("owner__username", "owner__email", "code")
+    readonly_fields = ("kind", "owner", "code", "balance", "created_at", "adjust_link")
+    fields = readonly_fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=gettext_lazy("Начислить или списать"))
+    def adjust_link(self, account: Account) -> Any:
+        if account.kind != Account.Kind.PLAYER:
+            return "—"
+        url = reverse("admin:accounts_account_adjust", args=[account.pk])
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Начислить / списать"))
+
+    def get_urls(self) -> list[URLPattern]:
+        custom = [
+            path(
+                "<int:pk>/adjust/",
+                self.admin_site.admin_view(self.adjust_view),
+                name="accounts_account_adjust",
+            )
+        ]
+        return custom + super().get_urls()
+
+    def adjust_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Grant or take chips: one ledger entry, with the admin's reason and name."""
+        if not request.user.has_perm("accounts.change_account"):
+            raise PermissionDenied
+        wallet = get_object_or_404(Account, pk=pk, kind=Account.Kind.PLAYER)
+        if request.method == "POST":
+            form = ChipsAdjustForm(request.POST)
+            if form.is_valid():
+                try:
+                    entry = chips_adjust(
+                        wallet=wallet,
+                        amount=form.signed_amount(),
+                        memo=form.cleaned_data["memo"],
+                        by=request.user,
+                        idempotency_key="admin:" + form.cleaned_data["idempotency_key"],
+                    )
+                except ChipsError as exc:
+                    form.add_error(None, exc.message)
+                else:
+                    self.message_user(
+                        request,
+                        _("Запись №%(id)d: баланс %(wallet)s теперь %(balance)d.")
+                        % {"id": entry.pk, "wallet": wallet, "balance": wallet.balance},
+                        messages.SUCCESS,
+                    )
+                    return HttpResponseRedirect(
+                        reverse("admin:accounts_account_change", args=[wallet.pk])
+                    )
+        else:
+            form = ChipsAdjustForm(initial={"idempotency_key": uuid.uuid4().hex})
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": wallet,
+            "title": _("Начислить или списать фишки: %(wallet)s") % {"wallet": wallet},
+            "form": form,
+            "wallet": wallet,
+        }
+        return TemplateResponse(request, "admin/accounts/account/adjust.html", context)
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(admin.ModelAdmin):
+    """The ledger is append-only: admins read it, nobody edits it."""
+
+    list_display = (
+        "id",
+        "created_at",
+        "source",
+        "destination",
+        "amount",
+        "reason",
+        "round_ref",
+        "memo",
+        "created_by",
+    )
+    list_filter = ("reason",)
+    search_fields = (
+        "idempotency_key",
+        "round_ref",
+        "memo",
+        "source__owner__username",
+        "destination__owner__username",
+    )
+    list_select_related = ("source__owner", "destination__owner", "created_by")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class AccountsConfig(AppConfig):
+    name = "accounts"
+    verbose_name = _("Игроки и фишки")
+
+    def ready(self) -> None:
+        from accounts import signals  # noqa: F401  (connects the receivers)

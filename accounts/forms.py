@@ -1,0 +1,53 @@
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import BaseUserCreationForm
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+
+
+class SignUpForm(BaseUserCreationForm):  # type: ignore[type-arg]
+    email = forms.EmailField(
+        label=_("E-mail"),
+        help_text=_("Нужен, чтобы восстановить пароль."),
+    )
+
+    class Meta:
+        model = User
+        fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"]
+        if User.objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError(_("Это имя уже занято."))
+        return username
+
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"].strip()
+        if User.objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError(_("Этот e-mail уже зарегистрирован."))
+        return email
+
+
+class ChipsAdjustForm(forms.Form):
+    """Admin: grant or take chips from one wallet, with a reason, through the ledger."""
+
+    GRANT = "grant"
+    TAKE = "take"
+
+    direction = forms.ChoiceField(
+        label=_("Действие"),
+        choices=[(GRANT, _("Начислить")), (TAKE, _("Списать"))],
+        widget=forms.RadioSelect,
+        initial=GRANT,
+    )
+    amount = forms.IntegerField(label=_("Фишек"), min_value=1, max_value=10**12)
+    memo = forms.CharField(label=_("Причина"), max_length=200)
+    # Made when the form is shown, so a double submit is applied once.
+    idempotency_key = forms.CharField(widget=forms.HiddenInput, max_length=128)
+
+    def signed_amount(self) -> int:
+        data: dict[str, Any] = self.cleaned_data
+        amount: int = data["amount"]
+        return amount if data["direction"] == self.GRANT else -amount

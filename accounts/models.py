@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+
+class User(AbstractUser):
+    """The platform's user, custom from day one so that fields can be added later."""
+
+    email = models.EmailField(_("e-mail"), blank=True)
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        constraints = [
+            # Password reset goes by e-mail, so one address means one person.
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=~models.Q(email=""),
+                name="user_email_unique_ci",
+            ),
+        ]
+
+
+class Account(models.Model):
+    """A chip account. Its balance changes only through accounts.services.chips_transfer.
+
+    - player: a user's wallet; never below zero (the database refuses it).
+    - escrow: holds stakes in play for a table or round; never below zero.
+    - system: the source of grants (welcome chips, admin grants). It is the only account
+      allowed below zero: its balance is minus the chips granted so far, so the sum over
+      all accounts is always 0 and the sum of wallets plus escrow changes only by grants.
+    """
+
+    class Kind(models.TextChoices):
+        PLAYER = "player", _("кошелёк игрока")
+        ESCROW = "escrow", _("депозит ставок")
+        SYSTEM = "system", _("системный")
+
+    kind = models.CharField(_("вид"), max_length=8, choices=Kind.choices)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("владелец"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="chip_accounts",
+    )
+    # Escrow and system accounts are found by code, e.g. "grants", "escrow:round:42".
+    code = models.CharField(_("код"), max_length=64, unique=True, null=True, blank=True)
+    balance = models.BigIntegerField(_("баланс"), default=0, editable=False)
+    created_at = models.DateTimeField(_("создан"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("счёт фишек")
+        verbose_name_plural = _("счета фишек")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(balance__gte=0) | models.Q(kind="system"),
+                name="account_balance_non_negative",
+                violation_error_message=_("Баланс не может быть отрицательным."),
+            ),
+            models.UniqueConstraint(
+                fields=["owner"],
+                condition=models.Q(kind="player"),
+                name="account_one_wallet_per_player",
+            ),
+            models.CheckConstraint(
+                condition=(models.Q(kind="player") & models.Q(owner__isnull=False))
+                | (~models.Q(kind="player") & models.Q(code__isnull=False)),
+                name="account_wallet_has_owner_others_have_code",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.PLAYER:
+            return _("Кошелёк %(user)s") % {"user": self.owner}
+        return str(self.code)
+
+
+class LedgerEntryQuerySet(models.QuerySet["LedgerEntry"]):
+    def update(self, **kwargs: Any) -> NoReturn:
+        raise TypeError("The chip ledger is append-only: entries cannot be updated.")
+
+    def delete(self) -> NoReturn:
+        raise TypeError("The chip ledger is append-only: entries cannot be deleted.")
+
+    def for_account(self, account: Account) -> LedgerEntryQuerySet:
+        return self.filter(models.Q(source=account) | models.Q(destination=account))
+
+
+class LedgerEntry(models.Model):
+    """One chip movement. Written only by accounts.services.chips_transfer; never changed."""
+
+    class Reason(models.TextChoices):
+        WELCOME_GRANT = "welcome_grant", _("Приветственные фишки")
+        ADMIN_GRANT = "admin_grant", _("Начисление администратором")
+        ADMIN_TAKE = "admin_take", _("Списание администратором")
+        STAKE = "stake", _("Ставка")
+        PAYOUT = "payout", _("Выигрыш")
+        REFUND = "refund", _("Возврат ставки")
+
+    source = models.ForeignKey(
+        Account, verbose_name=_("откуда"), on_delete=models.PROTECT, related_name="+"
+    )
+    destination = models.ForeignKey(
+        Account, verbose_name=_("куда"), on_delete=models.PROTECT, related_name="+"
+    )
+    amount = models.BigIntegerField(_("сумма"))
+    reason = models.CharField(_("причина"), max_length=32, choices=Reason.choices)
+    memo = models.CharField(_("комментарий"), max_length=200, blank=True)
+    # A reference to the round the movement belongs to ("<table id>:<round no>" or the
+    # round's id once rounds exist); empty for grants.
+    round_ref = models.CharField(_("раздача"), max_length=64, blank=True, db_index=True)
+    idempotency_key = models.CharField(_("ключ идемпотентности"), max_length=128, unique=True)
+    source_balance_after = models.BigIntegerField(_("остаток источника"))
+    destination_balance_after = models.BigIntegerField(_("остаток получателя"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кем"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(_("время"), auto_now_add=True, db_index=True)
+
+    objects = LedgerEntryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("запись журнала фишек")
+        verbose_name_plural = _("журнал фишек")
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="ledger_amount_positive"),
+            models.CheckConstraint(
+                condition=~models.Q(source=models.F("destination")),
+                name="ledger_source_is_not_destination",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.source} → {self.destination}: {self.amount} ({self.reason})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise TypeError("The chip ledger is append-only: entries cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("The chip ledger is append-only: entries cannot be deleted.")

@@ -1,0 +1,234 @@
+"""Chip wallets and the chip ledger.
+
+`chips_transfer` is the only code that changes a balance. Everything else (the welcome
+grant, admin grants, stakes into escrow and payouts out of it) is a call to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+from django.utils.translation import gettext as _
+
+from accounts.models import Account, LedgerEntry, User
+
+WELCOME_GRANT_CHIPS = 10_000
+GRANTS_ACCOUNT_CODE = "grants"
+
+
+class ChipsError(Exception):
+    """A chip movement was refused; the message is fit to show the user."""
+
+    code = "chips_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InsufficientChips(ChipsError):
+    code = "insufficient_chips"
+
+
+class IdempotencyConflict(ChipsError):
+    """The idempotency key was already used for a different movement."""
+
+    code = "idempotency_conflict"
+
+
+# --- accounts --------------------------------------------------------------------------
+
+
+def wallet_for(user: Any) -> Account:
+    """The user's wallet (created, empty, on first use)."""
+    wallet, _created = Account.objects.get_or_create(owner=user, kind=Account.Kind.PLAYER)
+    return wallet
+
+
+def grants_account() -> Account:
+    """The system account that every grant comes from (its balance goes negative)."""
+    account, _created = Account.objects.get_or_create(
+        code=GRANTS_ACCOUNT_CODE, defaults={"kind": Account.Kind.SYSTEM}
+    )
+    return account
+
+
+def escrow_account(code: str) -> Account:
+    """An escrow account for stakes in play, e.g. escrow_account("escrow:round:42")."""
+    account, _created = Account.objects.get_or_create(
+        code=code, defaults={"kind": Account.Kind.ESCROW}
+    )
+    if account.kind != Account.Kind.ESCROW:
+        raise ValueError(f"account {code!r} exists and is not an escrow account")
+    return account
+
+
+# --- the transfer ----------------------------------------------------------------------
+
+
+def _same_movement(
+    entry: LedgerEntry, source: Account, destination: Account, amount: int, reason: str
+) -> bool:
+    return (
+        entry.source_id == source.pk
+        and entry.destination_id == destination.pk
+        and entry.amount == amount
+        and entry.reason == reason
+    )
+
+
+def _replay(
+    key: str, source: Account, destination: Account, amount: int, reason: str
+) -> LedgerEntry | None:
+    entry = LedgerEntry.objects.filter(idempotency_key=key).first()
+    if entry is None:
+        return None
+    if not _same_movement(entry, source, destination, amount, reason):
+        raise IdempotencyConflict(
+            _("Ключ %(key)s уже использован для другого перевода.") % {"key": key}
+        )
+    return entry
+
+
+def chips_transfer(
+    *,
+    source: Account,
+    destination: Account,
+    amount: int,
+    reason: str,
+    idempotency_key: str,
+    round_ref: str = "",
+    memo: str = "",
+    created_by: Any = None,
+) -> LedgerEntry:
+    """Move `amount` chips from `source` to `destination` as one ledger entry.
+
+    Idempotent: a second call with the same key returns the first call's entry and moves
+    nothing; the same key with a different movement raises IdempotencyConflict. Raises
+    InsufficientChips when a non-system source would go below zero (the database's check
+    constraint refuses it too, as the last line of defence).
+    """
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise ValueError(f"amount must be a positive integer, not {amount!r}")
+    if source.pk == destination.pk:
+        raise ValueError("source and destination must be different accounts")
+    if not idempotency_key:
+        raise ValueError("idempotency_key is required")
+    if reason not in LedgerEntry.Reason.values:
+        raise ValueError(f"unknown reason {reason!r}")
+
+    try:
+        with transaction.atomic():
+            # Lock both rows in primary-key order, so that two opposite transfers
+            # between the same accounts cannot deadlock.
+            locked = {
+                a.pk: a
+                for a in Account.objects.select_for_update()
+                .filter(pk__in=[source.pk, destination.pk])
+                .order_by("pk")
+            }
+            src, dst = locked[source.pk], locked[destination.pk]
+
+            # Checked under the locks: a concurrent call with the same key and accounts
+            # has committed by now, and READ COMMITTED shows us its entry.
+            existing = _replay(idempotency_key, src, dst, amount, reason)
+            if existing is not None:
+                return existing
+
+            if src.kind != Account.Kind.SYSTEM and src.balance < amount:
+                raise InsufficientChips(
+                    _("Недостаточно фишек: нужно %(amount)d, доступно %(balance)d.")
+                    % {"amount": amount, "balance": src.balance}
+                )
+
+            src.balance -= amount
+            dst.balance += amount
+            Account.objects.filter(pk=src.pk).update(balance=src.balance)
+            Account.objects.filter(pk=dst.pk).update(balance=dst.balance)
+            entry = LedgerEntry.objects.create(
+                source=src,
+                destination=dst,
+                amount=amount,
+                reason=reason,
+                memo=memo,
+                round_ref=round_ref,
+                idempotency_key=idempotency_key,
+                source_balance_after=src.balance,
+                destination_balance_after=dst.balance,
+                created_by=created_by,
+            )
+    except IntegrityError:
+        # The same key was committed concurrently for other accounts (so our locks did
+        # not serialise us): everything above rolled back; answer as a replay would.
+        existing = _replay(idempotency_key, source, destination, amount, reason)
+        if existing is None:
+            raise
+        return existing
+
+    # Keep the callers' objects in step with the database.
+    source.balance, destination.balance = src.balance, dst.balance
+    return entry
+
+
+# --- grants ----------------------------------------------------------------------------
+
+
+def welcome_grant(*, user: Any) -> LedgerEntry:
+    """Give a new player their welcome chips, once (idempotent per user)."""
+    return chips_transfer(
+        source=grants_account(),
+        destination=wallet_for(user),
+        amount=WELCOME_GRANT_CHIPS,
+        reason=LedgerEntry.Reason.WELCOME_GRANT,
+        idempotency_key=f"welcome:{user.pk}",
+    )
+
+
+def chips_adjust(
+    *, wallet: Account, amount: int, memo: str, by: Any, idempotency_key: str
+) -> LedgerEntry:
+    """An admin grants (amount > 0) or takes (amount < 0) chips, with a stated reason."""
+    if wallet.kind != Account.Kind.PLAYER:
+        raise ValueError("only player wallets can be adjusted by an admin")
+    if not memo.strip():
+        raise ValueError("an adjustment needs a reason")
+    if amount > 0:
+        return chips_transfer(
+            source=grants_account(),
+            destination=wallet,
+            amount=amount,
+            reason=LedgerEntry.Reason.ADMIN_GRANT,
+            memo=memo,
+            created_by=by,
+            idempotency_key=idempotency_key,
+        )
+    return chips_transfer(
+        source=wallet,
+        destination=grants_account(),
+        amount=-amount,
+        reason=LedgerEntry.Reason.ADMIN_TAKE,
+        memo=memo,
+        created_by=by,
+        idempotency_key=idempotency_key,
+    )
+
+
+@transaction.atomic
+def player_register(*, username: str, email: str, password: str) -> Any:
+    """Create a player account; its welcome chips arrive in the same transaction.
+
+    The grant itself is made by the post_save handler (accounts.signals), so that users
+    created any other way (admin, createsuperuser) get their chips too.
+    """
+    return User.objects.create_user(username=username, email=email, password=password)
+
+
+# --- selectors -------------------------------------------------------------------------
+
+
+def chips_in_circulation() -> int:
+    """Sum of all wallets and escrow: changes only by grants (= -grants balance)."""
+    total = Account.objects.exclude(kind=Account.Kind.SYSTEM).aggregate(s=Sum("balance"))["s"]
+    return int(total or 0)

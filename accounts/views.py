@@ -1,0 +1,65 @@
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from accounts.forms import SignUpForm
+from accounts.models import LedgerEntry
+from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
+
+STATEMENT_PAGE_SIZE = 25
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("lobby")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = player_register(
+            username=form.cleaned_data["username"],
+            email=form.cleaned_data["email"],
+            password=form.cleaned_data["password1"],
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(
+            request,
+            _("Добро пожаловать! На ваш счёт зачислено %(chips)s фишек.")
+            % {"chips": f"{WELCOME_GRANT_CHIPS:,}".replace(",", "\u00a0")},
+        )
+        return redirect("chips")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+def _signed(entry: LedgerEntry, wallet_id: int) -> tuple[int, int]:
+    """The entry as the wallet sees it: (+/- amount, wallet balance after)."""
+    if entry.destination_id == wallet_id:
+        return entry.amount, entry.destination_balance_after
+    return -entry.amount, entry.source_balance_after
+
+
+@login_required
+def chips(request: HttpRequest) -> HttpResponse:
+    """The player's balance and statement: every entry, newest first."""
+    wallet = wallet_for(request.user)
+    entries = LedgerEntry.objects.for_account(wallet).order_by("-id")
+    page = Paginator(entries, STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = [(entry, *_signed(entry, wallet.pk)) for entry in page]
+    return render(request, "accounts/chips.html", {"wallet": wallet, "page": page, "rows": rows})
+
+
+@login_required
+def chips_entry(request: HttpRequest, pk: int) -> HttpResponse:
+    """One statement entry; only its wallet's owner may see it (others get 404)."""
+    wallet = wallet_for(request.user)
+    entry = get_object_or_404(LedgerEntry.objects.for_account(wallet), pk=pk)
+    amount, balance_after = _signed(entry, wallet.pk)
+    return render(
+        request,
+        "accounts/chips_entry.html",
+        {"entry": entry, "amount": amount, "balance_after": balance_after},
+    )

@@ -1,0 +1,241 @@
+"""Settings for Twenty-One.
+
+This module is the one place that reads the environment (through django-environ). Every
+variable read here is listed in `.env.example` and in the README's table; a test keeps
+the three in step.
+
+Two modes follow from the environment:
+- embedded (no DATABASE_URL / REDIS_URL): SQLite, the in-memory channel layer and an
+  in-process ticker that sweeps turn deadlines, so `make run` needs nothing installed;
+- services (DATABASE_URL / REDIS_URL set): PostgreSQL, the channels_redis layer, and
+  Celery on Redis with beat sweeping the deadlines.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+
+# --- Mode and secrets ------------------------------------------------------------------
+
+# DEBUG defaults to on so that a fresh clone runs with `make run` and nothing else; the
+# Dockerfile and .env.example turn it off, and off means production (checked below).
+DEBUG = env.bool("DEBUG", default=True)
+
+# Only ever used when DEBUG is on: production refuses it below.
+DEV_SECRET_KEY = "django-insecure-twentyone-development-key-never-use-in-production"
+SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY)
+
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"] if DEBUG else []
+)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+if not DEBUG:
+    # The same three checks as Django's security.W009, but fatal: a production process
+    # with a guessable key signs sessions anyone can forge.
+    if (
+        SECRET_KEY == DEV_SECRET_KEY
+        or SECRET_KEY.startswith("django-insecure")
+        or len(SECRET_KEY) < 50
+        or len(set(SECRET_KEY)) < 5
+    ):
+        raise ImproperlyConfigured(
+            "DEBUG is off (production mode) but SECRET_KEY is missing or weak: set "
+            "SECRET_KEY to a random string of at least 50 characters, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(64))'."
+        )
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured(
+            "DEBUG is off (production mode) but ALLOWED_HOSTS is empty: set ALLOWED_HOSTS "
+            "to the comma-separated host names the site is served under."
+        )
+
+# --- Applications ----------------------------------------------------------------------
+
+INSTALLED_APPS = [
+    "daphne",  # makes `manage.py runserver` serve the ASGI app (HTTP + WebSockets)
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "accounts",
+    "tables",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "accounts.context_processors.wallet",
+            ],
+        },
+    },
+]
+
+# --- Database --------------------------------------------------------------------------
+
+DATABASES = {
+    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Embedded mode: SQLite ignores SELECT ... FOR UPDATE, so every transaction takes the
+    # write lock when it begins; chip transfers from the web threads and the ticker then
+    # run one after another instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
+else:
+    # 0 by default: under ASGI, Django advises against persistent connections (each
+    # sync_to_async thread would keep its own); raise it only behind a pooler.
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DATABASES["default"]["TEST"] = {"NAME": "test_twentyone"}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: channel layer and Celery ---------------------------------------------------
+
+REDIS_URL = env.str("REDIS_URL", default="")
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Without Redis there is no broker: tasks run in the caller's process, and the in-process
+# ticker (tables.ticker) stands in for beat.
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    "sweep-deadlines": {
+        "task": "tables.tasks.sweep_deadlines",
+        "schedule": 1.0,
+        # A sweep that waited more than two seconds for a worker is stale: the next one
+        # covers the same deadlines, so let it expire rather than pile up.
+        "options": {"expires": 2.0},
+    },
+}
+
+# The in-process deadline ticker runs only in embedded mode, and only under the server
+# (it starts with the first ASGI connection, never in tests or management commands).
+DEADLINE_TICKER = env.bool("DEADLINE_TICKER", default=not REDIS_URL)
+
+# --- Auth ------------------------------------------------------------------------------
+
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "lobby"
+LOGOUT_REDIRECT_URL = "lobby"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- E-mail (password reset) -----------------------------------------------------------
+
+# consolemail:// prints messages to the server's output: the development default.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Twenty-One <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- Internationalisation --------------------------------------------------------------
+
+LANGUAGE_CODE = "ru"
+LANGUAGES = [("ru", _("Русский")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = env.str("TIME_ZONE", default="Europe/Moscow")
+USE_TZ = True
+
+# --- Static files ----------------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # With DEBUG on, WhiteNoise serves straight from the apps' static folders (no
+    # collectstatic); in production it serves the hashed, compressed collectstatic output.
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Read here, while DEBUG is the process's own (the test runner turns DEBUG off later).
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- Security (production) -------------------------------------------------------------
+
+if not DEBUG:
+    # Secure defaults; each can be relaxed from the environment (e.g. behind a proxy
+    # that already redirects to HTTPS). `manage.py check --deploy` is clean with them.
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+    SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
+    CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
+
+if env.bool("USE_X_FORWARDED_PROTO", default=False):
+    # Only behind a proxy that sets X-Forwarded-Proto itself; otherwise clients could
+    # claim HTTPS.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
+# --- Logging ---------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

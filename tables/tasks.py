@@ -1,0 +1,10 @@
+from celery import shared_task
+from django.utils import timezone
+
+from tables.services import deadlines_sweep
+
+
+@shared_task(name="tables.tasks.sweep_deadlines", ignore_result=True)
+def sweep_deadlines() -> int:
+    """Beat runs this every second (settings.CELERY_BEAT_SCHEDULE)."""
+    return deadlines_sweep(now=timezone.now())

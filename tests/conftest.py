@@ -1,0 +1,83 @@
+"""Shared fixtures.
+
+The suite runs on the embedded stack (SQLite, in-memory channel layer) by default. Tests
+that need a real PostgreSQL or Redis use the `postgres` / `redis_url` fixtures (and the
+`services` marker): they skip when the service is not configured, and fail instead when
+REQUIRE_SERVICES=1 (CI), so a misconfigured CI cannot pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+
+
+def _missing(what: str) -> None:
+    if REQUIRE_SERVICES:
+        pytest.fail(f"REQUIRE_SERVICES=1 but {what}", pytrace=False)
+    pytest.skip(what)
+
+
+@pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    # A request in English leaves English active in the thread; each test starts Russian.
+    from django.utils import translation
+
+    with translation.override(settings.LANGUAGE_CODE):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _test_settings(settings: Any) -> None:
+    # The embedded ticker starts with the first ASGI connection; tests that drive the
+    # ASGI app must not leave a thread sweeping the test database behind them.
+    settings.DEADLINE_TICKER = False
+    # The real hasher is slow on purpose; tests create many users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def postgres() -> None:
+    """Require the real PostgreSQL (DATABASE_URL=postgres://...)."""
+    if connection.vendor != "postgresql":
+        _missing(f"DATABASE_URL is not PostgreSQL (the database is {connection.vendor})")
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """Require the real Redis (REDIS_URL=redis://...), answering a ping."""
+    url: str = settings.REDIS_URL
+    if not url:
+        _missing("REDIS_URL is not set")
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        _missing(f"Redis at {url} does not answer: {exc}")
+    finally:
+        client.close()
+    yield url
+
+
+@pytest.fixture
+def make_user(db: Any) -> Any:
+    from accounts.models import User
+
+    counter = iter(range(1, 10_000))
+
+    def make(username: str | None = None, password: str = "correct-horse-9", **extra: Any) -> Any:
+        n = next(counter)
+        username = username or f"player{n}"
+        extra.setdefault("email", f"{username}@example.com")
+        return User.objects.create_user(username=username, password=password, **extra)
+
+    return make
