@@ -1,0 +1,49 @@
+# Entry points. A fresh machine needs only python3 (3.11+) and make:
+#   make run    install into .venv, migrate, demo data, serve on http://127.0.0.1:8000
+#   make test   install into .venv, run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# Touched after a successful install; reinstall only when the dependencies change.
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: install run test lint format bench messages clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo_setup
+	@echo "Serving Twenty-One on http://$(HOST):$(PORT)/ (Ctrl+C stops)"
+	$(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+test: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP)
+	$(BIN)/python -m games bench
+
+# Recompile translations after editing locale/*/LC_MESSAGES/django.po (needs gettext's
+# msgfmt). The compiled .mo files are committed, so `make run` never needs gettext.
+messages: $(STAMP)
+	$(BIN)/python manage.py makemessages --locale en --ignore '.venv/*' --ignore 'games/*' --ignore 'tests/*'
+	$(BIN)/python manage.py compilemessages --locale en --ignore '.venv/*'
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
