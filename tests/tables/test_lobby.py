@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.urls import reverse
 
@@ -58,11 +59,9 @@ def _session_cookie(client, user) -> bytes:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_ws_lobby_sends_open_tables_to_a_signed_in_player(client, make_user):
-    from asgiref.sync import sync_to_async
-
-    await sync_to_async(table_create)(variant="banker36", name="WS-стол", stake=10)
-    user = await sync_to_async(make_user)()
-    cookie = await sync_to_async(_session_cookie)(client, user)
+    await database_sync_to_async(table_create)(variant="banker36", name="WS-стол", stake=10)
+    user = await database_sync_to_async(make_user)()
+    cookie = await database_sync_to_async(_session_cookie)(client, user)
     communicator = WebsocketCommunicator(
         application,
         "/ws/lobby/",
@@ -97,10 +96,8 @@ async def test_ws_lobby_closes_anonymous_connections_with_4401():
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_ws_lobby_refuses_a_foreign_origin_even_with_a_valid_session(client, make_user):
-    from asgiref.sync import sync_to_async
-
-    user = await sync_to_async(make_user)()
-    cookie = await sync_to_async(_session_cookie)(client, user)
+    user = await database_sync_to_async(make_user)()
+    cookie = await database_sync_to_async(_session_cookie)(client, user)
     communicator = WebsocketCommunicator(
         application,
         "/ws/lobby/",
