@@ -31,7 +31,7 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "name",
         "variant",
         "status",
-        "seats",
+        "seats_taken_total",
         "stakes",
         "entry_limit",
         "decision_seconds",
@@ -65,7 +65,7 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return super().get_queryset(request).annotate(seats_taken=Count("seats"))
 
     @admin.display(description=gettext_lazy("Места"), ordering="seats_taken")
-    def seats(self, table: Table) -> str:
+    def seats_taken_total(self, table: Table) -> str:
         return f"{table.seats_taken}/{table.seat_count}"  # type: ignore[attr-defined]
 
     @admin.display(description=gettext_lazy("Ставки"))
@@ -75,11 +75,13 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def save_model(self, request: HttpRequest, obj: Table, form: Any, change: bool) -> None:
         if not change:
             obj.created_by = request.user
-        if change and "status" in form.changed_data and obj.status == Table.Status.CLOSED:
-            super().save_model(request, obj, form, change)
-            services.table_close(table=obj)
-            return
         super().save_model(request, obj, form, change)
+        # Closing or reopening by the status field does what the list actions do.
+        if change and "status" in form.changed_data:
+            if obj.status == Table.Status.CLOSED:
+                services.table_close(table=obj)
+            else:
+                services.table_reopen(table=obj)
 
     @admin.action(description=gettext_lazy("Закрыть выбранные столы"))
     def close_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:

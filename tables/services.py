@@ -41,7 +41,7 @@ def table_create(*, created_by: Any = None, **fields: Any) -> Table:
 def table_close(*, table: Table) -> Table:
     """Close a table: it leaves the lobby and its seats are freed."""
     table = Table.objects.select_for_update().get(pk=table.pk)
-    if table.status != Table.Status.CLOSED:
+    if table.status != Table.Status.CLOSED or table.closed_at is None:
         table.status = Table.Status.CLOSED
         table.closed_at = timezone.now()
         table.save(update_fields=["status", "closed_at"])

@@ -178,3 +178,29 @@ def test_sitting_down_needs_the_entry_limit_and_a_free_open_seat(make_user):
     table_close(table=table)
     with pytest.raises(SeatError):
         seat_take(table=table, player=third)
+
+
+def test_admin_status_field_closes_and_reopens_like_the_actions(admin_client, make_user):
+    table = table_create(variant="salon", name="Салон", seat_count=3)
+    seat_take(table=table, player=make_user())
+    change = reverse("admin:tables_table_change", args=[table.pk])
+    seat = table.seats.get()
+    inline = {
+        "seats-TOTAL_FORMS": 1,
+        "seats-INITIAL_FORMS": 1,
+        "seats-MIN_NUM_FORMS": 0,
+        "seats-MAX_NUM_FORMS": 1000,
+        "seats-0-id": seat.pk,
+        "seats-0-table": table.pk,
+    }
+    fields = _admin_form(
+        "salon", name="Салон", seat_count=3, min_bet=10, max_bet=100, entry_limit=100
+    )
+    response = admin_client.post(change, {**fields, **inline, "status": "closed"})
+    assert response.status_code == 302
+    table.refresh_from_db()
+    assert table.status == "closed" and table.closed_at and not table.seats.exists()
+    response = admin_client.post(change, {**fields, "status": "open"})
+    assert response.status_code == 302
+    table.refresh_from_db()
+    assert table.status == "open" and table.closed_at is None
