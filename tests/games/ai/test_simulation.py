@@ -23,8 +23,8 @@ def test_200k_blackjack_hard_rounds_land_within_their_ci_of_the_computed_return(
     to 78 cards before a reshuffle, so later rounds come from depleted shoes. Playing a
     fixed strategy, that does not move the expectation by a measurable amount: without
     counting, each round's cards are a uniformly random draw from the shoe's unseen cards,
-    and the effect of the cut point (the "cut-card effect", a few thousandths of a percent
-    for six decks) is far below this simulation's standard error (about 0.26 % of a unit
+    and the effect of the cut point (the "cut-card effect", a few hundredths of a percent at
+    most for six decks) is far below this simulation's standard error (about 0.26 % of a unit
     for 200,000 rounds, a CI of about ±0.5 %). So the computed return must lie in the CI.
     """
     result = simulate(variant="blackjack", level="hard", rounds=200_000, seed="ai-200k", workers=2)
