@@ -37,7 +37,7 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 
 bench: $(STAMP)
-	$(BIN)/python -m games bench
+	$(BIN)/python -m benchmarks
 
 # Recompile translations after editing locale/*/LC_MESSAGES/django.po (needs gettext's
 # msgfmt). The compiled .mo files are committed, so `make run` never needs gettext.
