@@ -65,13 +65,17 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.rounds < 1:
         print("--rounds must be at least 1", file=sys.stderr)
         return 2
-    outcome = simulate(
-        variant=args.variant,
-        level=args.ai,
-        rounds=args.rounds,
-        seed=args.seed,
-        workers=args.workers,
-    )
+    try:
+        outcome = simulate(
+            variant=args.variant,
+            level=args.ai,
+            rounds=args.rounds,
+            seed=args.seed,
+            workers=args.workers,
+        )
+    except ValueError as error:
+        print(f"simulate: {error}", file=sys.stderr)
+        return 2
     print(format_simulation(outcome))
     return 0
 

@@ -385,17 +385,7 @@ def format_simulation(result: SimulationResult) -> str:
 # --- bench figures --------------------------------------------------------------------
 
 
-def _cpu_seconds() -> float:
-    """This process's CPU time (user + system): what "per core" speed is measured in.
-
-    `games/` reads no wall clock (docs/architecture.md); CPU time of our own process is
-    a measurement of this code, not an input to any game.
-    """
-    times = os.times()
-    return times.user + times.system
-
-
-def bench_figures(quick: bool, clock: Callable[[], float] | None = None) -> list[tuple[str, str]]:
+def bench_figures(quick: bool, clock: Callable[[], float]) -> list[tuple[str, str]]:
     """(label, value) lines for `make bench`: simulation speed and strategy time.
 
     * blackjack ``hard`` rounds per second per core: one process, the median of a few
@@ -404,12 +394,13 @@ def bench_figures(quick: bool, clock: Callable[[], float] | None = None) -> list
     * the full blackjack strategy computed fresh (its memo cleared), median of 3
       (1 when `quick`; target: under 10 s).
 
-    `clock` (seconds, default: this process's CPU time) times each run.
+    `clock` (seconds) times each run; the caller (`benchmarks/`) passes one, since the
+    engine's package never reads a clock itself.
     """
     from games.strategy import _twentyone
     from games.strategy import blackjack as computed
 
-    tick = clock or _cpu_seconds
+    tick = clock
     ai.prepare("blackjack", "hard")
     size = 2_000 if quick else 20_000
     runs = 3

@@ -475,7 +475,9 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "cutter": state["cutter"],
         "shoe": None,
         "deal": None,
-        "rounds": [_copy_unit(unit) for unit in state["rounds"]],
+        # The last settled deal only, as the other variants show: a long session must
+        # not make every view pay for its whole history (it is in the hand records).
+        "last_round": _copy_unit(state["rounds"][-1]) if state["rounds"] else None,
         "deltas": dict(state["deltas"]),
     }
     if state["shoe"] is not None:
