@@ -148,7 +148,7 @@ def test_makefile_has_the_entry_points():
     text = (ROOT / "Makefile").read_text()
     for target in ("run", "test", "lint", "bench", "install"):
         assert re.search(rf"^{target}:", text, re.M), target
-    assert "$(BIN)/python -m games bench" in text
+    assert "$(BIN)/python -m benchmarks" in text
     assert "-c requirements.lock -e '.[dev]'" in text
     assert "daphne -b $(HOST) -p $(PORT) config.asgi:application" in text
 
