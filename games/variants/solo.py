@@ -150,6 +150,7 @@ def act(state: State, action: Action) -> list[Event]:
         events.append({"type": "stand", "seat": player, "total": total36(state["hand"])})
         _banker_plays(state, events)
     elif name == "restart":
+        _skip_relisted_cards(state)
         shoe.redeal(state)
         events.append({"type": "restart"})
         _deal(state, events)
@@ -158,6 +159,18 @@ def act(state: State, action: Action) -> list[Event]:
     else:  # new_game
         _new_game(state, events)
     return events
+
+
+def _skip_relisted_cards(state: State) -> None:
+    """«Начать заново» deals the very same card order again (rules/solo.md, Controls), so
+    a stacked deck need not list the redealt cards twice. A record that does list them
+    again (the deck read as every card drawn, in order) means the same thing: the redealt
+    cards cannot come a second time from the one `russian36` stock of this shuffle, so
+    read that way only a deck that would otherwise be an `invalid_deck`."""
+    drawn: str | None = state["shoe"]["drawn"]
+    source: dict[str, Any] = state["source"]
+    if drawn and source["stacked"].startswith(drawn):
+        source["stacked"] = source["stacked"][len(drawn) :]
 
 
 def _bet(state: State, amount: object, events: list[Event]) -> None:
