@@ -331,7 +331,10 @@ def act(state: State, action: Action) -> list[Event]:
         card = _draw(state, events)
         hand.append(card)
         total = hand_total(hand)
-        events.append({"type": "hit", "seat": seat, "to": seat, "card": card, "total": total})
+        # No "total" here: the event goes to every seat with only the card stripped
+        # (engine.events_for), and a total would give away the player's private hand
+        # (rules/README.md, Hidden information); the holder's view shows his total.
+        events.append({"type": "hit", "seat": seat, "to": seat, "card": card})
         if total > TWENTY_ONE:
             _settle(state, seat, False, "bust", events)
         elif total == TWENTY_ONE:

@@ -378,6 +378,21 @@ def test_private_cards_are_dealt_to_their_holder_only():
     assert "9H" not in json.dumps(engine.events_for(events, None))
 
 
+def test_a_hit_tells_the_other_seats_neither_the_card_nor_the_total():
+    # Hidden information (rules/README.md): cat's 9H + TS = 19 stays his until the duel
+    # settles, so the copy of his hit event for anyone else carries no total either.
+    state, _ = start(["9H", "7D", "TS"])
+    state = play(state, ("cat", "bet", 10))
+    state, events = engine.apply(state, {"seat": "cat", "action": "hit"})
+    for viewer in ("ann", "bob", None):
+        hits = [e for e in engine.events_for(events, viewer) if e["type"] == "hit"]
+        assert hits == [{"type": "hit", "seat": "cat", "to": "cat"}]
+    own = [e for e in engine.events_for(events, "cat") if e["type"] == "hit"]
+    assert own[0]["card"] == "TS"
+    hands = {h["seat"]: h for h in engine.view(state, "cat")["circle"]["hands"]}
+    assert hands["cat"]["total"] == 19
+
+
 def test_a_players_cards_show_once_his_duel_settles_and_the_banker_draws_in_public():
     state, _ = start(["9H", "7D", "TS", "8C", "6D", "7H"])
     state = play(state, ("cat", "bet", 10), ("cat", "hit"))
