@@ -9,10 +9,11 @@ alone, so decisions are memoised on that key: a simulation pays for each key onc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.ai import charts
+from games.ai._levels import MemoisedLevels
 from games.strategy import blackjack as computed
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
@@ -60,22 +61,11 @@ def _hard(key: Key) -> str:
     )
 
 
-_RULES: dict[str, Callable[[Key], str]] = {"easy": _easy, "medium": _medium, "hard": _hard}
-_MEMO: dict[str, dict[Key, str]] = {level: {} for level in LEVELS}
-
-
-def prepare(level: str) -> None:
-    if level == "hard":
-        computed.compute_strategy()
-
-
-def decide(level: str, key: Key) -> str:
-    """The level's move for a hand described by its decision key (memoised)."""
-    memo = _MEMO[level]
-    move = memo.get(key)
-    if move is None:
-        move = memo[key] = _RULES[level](key)
-    return move
+_LEVELS = MemoisedLevels[Key](
+    {"easy": _easy, "medium": _medium, "hard": _hard}, computed.compute_strategy
+)
+prepare = _LEVELS.prepare
+decide = _LEVELS.decide
 
 
 def choose(
@@ -97,8 +87,4 @@ def choose(
             pair = first
     up = _RANK[view["dealer"]["cards"][0][0]]
     key: Key = (hand["total"], hand["soft"], pair, up, can_double, can_split)
-    memo = _MEMO[level]
-    move = memo.get(key)
-    if move is None:
-        move = memo[key] = _RULES[level](key)
-    return {"seat": seat, "action": move}
+    return {"seat": seat, "action": decide(level, key)}

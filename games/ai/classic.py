@@ -7,10 +7,11 @@ Reads from the seat's view only: its own hand (the entry of ``round.hands`` that
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.ai import charts
+from games.ai._levels import MemoisedLevels
 from games.strategy import classic as computed
 
 LEVELS: tuple[str, ...] = ("easy", "medium", "hard")
@@ -37,22 +38,11 @@ def _hard(key: Key) -> str:
     return computed.compute_strategy().decision("soft" if soft else "hard", total, up)
 
 
-_RULES: dict[str, Callable[[Key], str]] = {"easy": _easy, "medium": _medium, "hard": _hard}
-_MEMO: dict[str, dict[Key, str]] = {level: {} for level in LEVELS}
-
-
-def prepare(level: str) -> None:
-    if level == "hard":
-        computed.compute_strategy()
-
-
-def decide(level: str, key: Key) -> str:
-    """The level's move for (total, soft, up-card rank), memoised."""
-    memo = _MEMO[level]
-    move = memo.get(key)
-    if move is None:
-        move = memo[key] = _RULES[level](key)
-    return move
+_LEVELS = MemoisedLevels[Key](
+    {"easy": _easy, "medium": _medium, "hard": _hard}, computed.compute_strategy
+)
+prepare = _LEVELS.prepare
+decide = _LEVELS.decide
 
 
 def choose(
