@@ -108,13 +108,11 @@ def hand_total(cards: list[str]) -> int:
 
 def setup(state: State, options: dict[str, Any], first_banker: str | None) -> list[Event]:
     opts = whole_options("banker36", options, DEFAULTS)
-    stake, limit = opts["stake"], opts["entry_limit"]
-    if limit < stake:
-        raise RulesError(
-            BAD_RECORD,
-            f"the entry limit ({limit}) is below the stake ({stake}): a banker must be able "
-            "to put up the stake, so the entry limit must be at least the stake",
-        )
+    # Any entry limit is a valid table (rules/banker36.md Table 1 ties it to nothing but
+    # sitting down): a seat that cannot put up the stake is skipped as banker even for
+    # the first bank (A bank 1) and sits out a duel it cannot afford (A bank 4.1). The
+    # platform's own tables keep entry_limit ≥ stake (tables/models.py).
+    limit = opts["entry_limit"]
     seats: list[dict[str, Any]] = state["seats"]
     if not MIN_SEATS <= len(seats) <= MAX_SEATS:
         raise RulesError(

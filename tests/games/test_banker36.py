@@ -320,11 +320,6 @@ def test_deltas_move_only_on_duels_and_always_sum_to_zero():
         ([{"id": "a", "chips": 100}, {"id": "b"}], {}, "a"),
         ([{"id": "a", "chips": 100}, {"id": "b", "chips": 99}], {}, "a"),
         ([{"id": "a", "chips": 100}, {"id": "b", "chips": 100.0}], {}, "a"),
-        (
-            [{"id": "a", "chips": 100}, {"id": "b", "chips": 100}],
-            {"stake": 20, "entry_limit": 10},
-            "a",
-        ),
         ([{"id": "a", "chips": 100}, {"id": "b", "chips": 100}], {"stake": 0}, "a"),
         ([{"id": "a", "chips": 100}, {"id": "b", "chips": 100}], {"banks": "2"}, "a"),
         ([{"id": "a", "chips": 100}, {"id": "b", "chips": 100}], {"rounds": 5}, "a"),
@@ -338,6 +333,19 @@ def test_bad_tables_are_bad_records(seats, options, first_banker):
         )
     assert caught.value.code == "bad_record"
     assert caught.value.message
+
+
+def test_an_entry_limit_below_the_stake_is_a_table_where_nobody_may_bank():
+    # rules/banker36.md Table 1 ties the entry limit to sitting down only: the record is
+    # valid; with nobody able to put up the stake (A bank 1) no bank opens at all.
+    seats = [{"id": "a", "chips": 40}, {"id": "b", "chips": 49}]
+    state, _ = engine.new_game(
+        "banker36", seats=seats, options={"stake": 50, "entry_limit": 40}, first_banker="a"
+    )
+    result = engine.result(state)
+    assert result["status"] == "finished" and result["rounds"] == []
+    assert result["final"] == {"bank": 0, "stuk_called": False}
+    assert result["deltas"] == {"a": 0, "b": 0}
 
 
 def test_options_default_to_stake_10_entry_100_one_bank():
