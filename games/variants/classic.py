@@ -85,6 +85,10 @@ def setup(state: State, options: dict[str, Any], first_banker: str | None) -> li
             BAD_RECORD,
             f"classic is played by {MIN_SEATS} to {MAX_SEATS} players, not {len(seats)}",
         )
+    if DEALER in seats:
+        # Round entries name the dealer's hand seat "dealer" (specs/hand-record.md), so a
+        # player of that name would be indistinguishable from it.
+        raise RulesError(BAD_RECORD, f"{DEALER!r} is the dealer's name, not a seat id")
     # Classic has no chips and no banker: `chips` and `first_banker` are ignored.
     state["options"] = {"rounds": rounds}
     state["table"] = seats

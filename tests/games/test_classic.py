@@ -104,6 +104,12 @@ def test_classic_seats_two_to_ten_players(count: int):
     assert "2 to 10" in caught.value.message
 
 
+def test_a_seat_called_dealer_is_a_bad_record():
+    with pytest.raises(RulesError) as caught:
+        new(["ann", "dealer"], seed="s")
+    assert caught.value.code == "bad_record"
+
+
 @pytest.mark.parametrize("count", [2, 10])
 def test_two_and_ten_players_can_play(count: int):
     state, _ = new([f"p{i}" for i in range(count)], seed="s")
