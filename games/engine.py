@@ -107,6 +107,12 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
         return
     turn: dict[str, Any] | None = module.legal(state)
     seat = action.get("seat")
+    if name not in module.ACTIONS:  # no seat could play it, whoever's turn it is
+        message = f"{name!r} is not an action of {state['variant']}"
+        if turn is not None:
+            names = ", ".join(entry["action"] for entry in turn["actions"])
+            message += f"; {turn['seat']!r} may: {names}"
+        raise RulesError(ILLEGAL_ACTION, message)
     if turn is None:
         raise RulesError(ILLEGAL_ACTION, f"nobody is to act now, so {name!r} is not allowed")
     allowed = [entry["action"] for entry in turn["actions"]]
@@ -119,11 +125,9 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
     if name == TIMEOUT and module.CLOCK:
         return
     if name not in allowed:
-        if name not in module.ACTIONS:
-            what = f"{name!r} is not an action of {state['variant']}"
-        else:
-            what = f"{name!r} is not allowed now"
-        raise RulesError(ILLEGAL_ACTION, f"{what}; {seat!r} may: {', '.join(allowed)}")
+        raise RulesError(
+            ILLEGAL_ACTION, f"{name!r} is not allowed now; {seat!r} may: {', '.join(allowed)}"
+        )
 
 
 def apply(state: State, action: Action) -> tuple[State, list[Event]]:
