@@ -58,9 +58,7 @@ def _parse(record: object) -> dict[str, Any]:
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise _bad('"actions" must be a list')
-    for index, action in enumerate(actions):
-        if not isinstance(action, dict) or not isinstance(action.get("action"), str):
-            raise _bad(f'action {index} must be an object with an "action" name')
+    # A malformed action is reported when play reaches it, with its index (engine._check).
     return {
         "variant": variant,
         "options": options,

@@ -50,3 +50,17 @@ def test_events_for_strip_private_cards_for_other_viewers():
     events = [{"type": "deal", "to": "ann", "card": "AS"}, {"type": "deal", "card": "KD"}]
     assert engine.events_for(events, "ann") == events
     assert engine.events_for(events, "bob") == [{"type": "deal", "to": "ann"}, events[1]]
+
+
+def test_a_malformed_action_is_a_bad_record_at_its_own_index():
+    from games.record import replay_text
+
+    record = (
+        '{"variant": "classic", "seats": [{"id": "a"}, {"id": "b"}],'
+        ' "deck": ["9S", "8S", "7H", "2S", "3S", "6C"],'
+        ' "actions": [{"seat": "a", "action": "hit"}, {"seat": "a"}]}'
+    )
+    output, status = replay_text(record)
+    assert status == 1
+    assert output["error"]["code"] == "bad_record"
+    assert output["error"]["action_index"] == 1
