@@ -58,7 +58,7 @@ def test_a_malformed_action_is_a_bad_record_at_its_own_index():
     record = (
         '{"variant": "classic", "seats": [{"id": "a"}, {"id": "b"}],'
         ' "deck": ["9S", "8S", "7H", "2S", "3S", "6C"],'
-        ' "actions": [{"seat": "a", "action": "hit"}, {"seat": "a"}]}'
+        ' "actions": [{"seat": "a", "action": "stand"}, {"seat": "b"}]}'
     )
     output, status = replay_text(record)
     assert status == 1
