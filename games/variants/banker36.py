@@ -92,10 +92,17 @@ def banker_draws(cards: list[str], draw: Callable[[], str], *, five_pictures: bo
     return drawn
 
 
-def player_beats_banker(player_total: int, banker_total: int) -> bool:
+def player_beats_banker(player_total: int, banker_total: int) -> tuple[bool, str]:
     """A player who stopped below 21 against the banker's finished draw: a bust banker
-    loses, otherwise the higher total wins and equal totals go to the banker."""
-    return banker_total > TWENTY_ONE or player_total > banker_total
+    loses, otherwise the higher total wins and equal totals go to the banker. Returns
+    whether the player won and the short reason the result shows."""
+    if banker_total > TWENTY_ONE:
+        return True, "banker_bust"
+    if player_total > banker_total:
+        return True, "higher"
+    if player_total == banker_total:
+        return False, "tie_to_banker"
+    return False, "lower"
 
 
 # --- setup -------------------------------------------------------------------------------
@@ -380,15 +387,7 @@ def _banker_plays(state: State, seat: str, events: list[Event]) -> None:
     banker_draws(banker_cards, draw, five_pictures=True)
     player_total = hand_total(circle["hands"][seat])
     banker_total = hand_total(banker_cards)
-    won = player_beats_banker(player_total, banker_total)
-    if banker_total > TWENTY_ONE:
-        reason = "banker_bust"
-    elif won:
-        reason = "higher"
-    elif player_total == banker_total:
-        reason = "tie_to_banker"
-    else:
-        reason = "lower"
+    won, reason = player_beats_banker(player_total, banker_total)
     _settle(state, seat, won, reason, events)
 
 

@@ -210,15 +210,7 @@ def _banker_plays(state: State, events: list[Event]) -> None:
     banker_draws(banker_cards, draw, five_pictures=False)
     player_total = total36(state["hand"])
     banker_total = total36(banker_cards)
-    won = player_beats_banker(player_total, banker_total)
-    if banker_total > TWENTY_ONE:
-        reason = "banker_bust"
-    elif won:
-        reason = "higher"
-    elif player_total == banker_total:
-        reason = "tie_to_banker"
-    else:
-        reason = "lower"
+    won, reason = player_beats_banker(player_total, banker_total)
     _settle(state, won, reason, events)
 
 
