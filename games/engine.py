@@ -113,6 +113,10 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
             names = ", ".join(entry["action"] for entry in turn["actions"])
             message += f"; {turn['seat']!r} may: {names}"
         raise RulesError(ILLEGAL_ACTION, message)
+    unavailable = getattr(module, "unavailable", None)
+    why = unavailable(state, name) if unavailable is not None else None
+    if why:  # the variant knows the action, but this game never allows it (e.g. live-only)
+        raise RulesError(ILLEGAL_ACTION, why)
     if turn is None:
         raise RulesError(ILLEGAL_ACTION, f"nobody is to act now, so {name!r} is not allowed")
     allowed = [entry["action"] for entry in turn["actions"]]

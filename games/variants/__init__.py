@@ -9,6 +9,10 @@ Every variant module provides:
     Every action name the variant knows (`timeout` included where it has a clock).
 ``HOST_ACTIONS: frozenset[str]``
     Actions that name no seat and skip the turn check (`classic`'s ``remove``).
+``unavailable(state, name) -> str | None`` (optional)
+    Why an action the variant knows is never allowed in this game, whoever sends it
+    (`salon`'s live-only ``cut`` in a hand record): the engine reports it as an
+    ``illegal_action`` before it checks whose turn it is.
 ``setup(state, options, first_banker) -> list[Event]``
     Fill a fresh state (the engine has set ``variant``, ``version``, ``seats`` — a list of
     ``{"id", "chips"?}`` — ``source``, ``shoe: None``, ``rounds: []``, ``deltas`` — every

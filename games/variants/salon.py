@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 from games import shoe
 from games.cards import is_natural52, total52
 from games.cards import shoe as full_stock
-from games.errors import BAD_AMOUNT, BAD_RECORD, ILLEGAL_ACTION, NOT_YOUR_TURN, RulesError
+from games.errors import BAD_AMOUNT, BAD_RECORD, RulesError
 from games.shuffle import SeedStream
 
 State = dict[str, Any]
@@ -29,9 +29,7 @@ Action = dict[str, Any]
 
 CLOCK = True
 ACTIONS: frozenset[str] = frozenset({"bet", "hit", "stand", "timeout", "cut"})
-# `cut` skips the engine's turn check so that, in a record, it is an `illegal_action`
-# ("live play only") whoever sends it; `act` checks the seat itself when cuts are on.
-HOST_ACTIONS: frozenset[str] = frozenset({"cut"})
+HOST_ACTIONS: frozenset[str] = frozenset()
 
 DEFAULT_OPTIONS: dict[str, Any] = {"min_bet": 10, "max_bet": 100, "deals": 1, "cut": False}
 MIN_SEATS = 2
@@ -365,6 +363,16 @@ def _may(state: State) -> str:
     return f"{turn['seat']!r} may: {names}"
 
 
+def unavailable(state: State, name: str) -> str | None:
+    """`cut` belongs to live tables only: in a record it is illegal whoever sends it."""
+    if name == "cut" and not state["options"]["cut"]:
+        return (
+            "cut is for live play only: a hand record stores the shoe in its order after "
+            f"the cut; {_may(state)}"
+        )
+    return None
+
+
 def act(state: State, action: Action) -> list[Event]:
     name = action["action"]
     events: list[Event] = []
@@ -390,21 +398,8 @@ def act(state: State, action: Action) -> list[Event]:
 
 
 def _cut(state: State, action: Action, events: list[Event]) -> None:
-    if not state["options"]["cut"]:
-        raise RulesError(
-            ILLEGAL_ACTION,
-            "cut is for live play only: a hand record stores the shoe in its order after "
-            f"the cut; {_may(state)}",
-        )
-    if state["phase"] != "cut":
-        raise RulesError(
-            ILLEGAL_ACTION, f"the shoe is cut only after it is shuffled; {_may(state)}"
-        )
-    seat = action.get("seat")
-    if seat != state["cutter"]:
-        raise RulesError(
-            NOT_YOUR_TURN, f"it is {state['cutter']!r}'s turn to cut the shoe, not {seat!r}'s"
-        )
+    # The engine has checked the seat and the phase: `cut` is offered only to the cutter.
+    seat = action["seat"]
     position = action.get("position")
     top = shoe.remaining(state) - 1
     if not _whole(position) or not 1 <= position <= top:
