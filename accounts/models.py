@@ -113,9 +113,18 @@ class LedgerEntry(models.Model):
     amount = models.BigIntegerField(_("сумма"))
     reason = models.CharField(_("причина"), max_length=32, choices=Reason.choices)
     memo = models.CharField(_("комментарий"), max_length=200, blank=True)
-    # A reference to the round the movement belongs to ("<table id>:<round no>" or the
-    # round's id once rounds exist); empty for grants.
+    # The game it belongs to as text ("game:<id>"), kept with the `game` link below so a
+    # statement line reads on its own; empty for grants.
     round_ref = models.CharField(_("раздача"), max_length=64, blank=True, db_index=True)
+    # The live game (a bank, a shoe) the movement belongs to; empty for grants.
+    game = models.ForeignKey(
+        "tables.Game",
+        verbose_name=_("игра"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_entries",
+    )
     idempotency_key = models.CharField(_("ключ идемпотентности"), max_length=128, unique=True)
     source_balance_after = models.BigIntegerField(_("остаток источника"))
     destination_balance_after = models.BigIntegerField(_("остаток получателя"))

@@ -100,6 +100,7 @@ def chips_transfer(
     reason: str,
     idempotency_key: str,
     round_ref: str = "",
+    game: Any = None,
     memo: str = "",
     created_by: Any = None,
 ) -> LedgerEntry:
@@ -154,6 +155,7 @@ def chips_transfer(
                 reason=reason,
                 memo=memo,
                 round_ref=round_ref,
+                game=game,
                 idempotency_key=idempotency_key,
                 source_balance_after=src.balance,
                 destination_balance_after=dst.balance,

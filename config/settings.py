@@ -160,6 +160,13 @@ CELERY_BEAT_SCHEDULE = {
 # (it starts with the first ASGI connection, never in tests or management commands).
 DEADLINE_TICKER = env.bool("DEADLINE_TICKER", default=not REDIS_URL)
 
+# --- Live tables ---------------------------------------------------------------------
+
+# An AI seat's decision waits this long, so people can follow its play.
+AI_DECISION_SECONDS = env.float("AI_DECISION_SECONDS", default=1.0)
+# The pause between one game (a bank, a shoe) and the next, to read the results.
+GAME_INTERLUDE_SECONDS = env.float("GAME_INTERLUDE_SECONDS", default=3.0)
+
 # --- Auth ------------------------------------------------------------------------------
 
 AUTH_USER_MODEL = "accounts.User"

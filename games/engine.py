@@ -174,6 +174,18 @@ def events_for(events: Sequence[Event], seat: str | None) -> list[Event]:
     return visible
 
 
+def in_play(state: State) -> dict[str, int]:
+    """Chips staked and not yet settled, by the seat they belong to (a `banker36` bank, a
+    bet in play). Settled results are in ``state["deltas"]``; so a seat that began with
+    ``c`` chips holds ``c + deltas[seat] - in_play[seat]`` in front of it. Empty for
+    variants that play for points, coins or units."""
+    staked = getattr(variant_module(state["variant"]), "in_play", None)
+    if staked is None or state["finished"]:
+        return {}
+    amounts: dict[str, int] = staked(state)
+    return {seat: amount for seat, amount in amounts.items() if amount}
+
+
 def result(state: State) -> dict[str, Any]:
     """The hand record's `result` object (specs/hand-record.md)."""
     module = variant_module(state["variant"])

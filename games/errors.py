@@ -9,6 +9,7 @@ DECK_EXHAUSTED = "deck_exhausted"
 NOT_YOUR_TURN = "not_your_turn"
 ILLEGAL_ACTION = "illegal_action"
 BAD_AMOUNT = "bad_amount"
+FAIRNESS_MISMATCH = "fairness_mismatch"
 
 
 class RulesError(ValueError):

@@ -7,7 +7,8 @@ from typing import Any
 
 from games import engine
 from games.cards import parse_card
-from games.errors import BAD_RECORD, RulesError
+from games.errors import BAD_RECORD, FAIRNESS_MISMATCH, RulesError
+from games.shuffle import fairness_problem
 
 Record = dict[str, Any]
 
@@ -58,6 +59,10 @@ def _parse(record: object) -> dict[str, Any]:
     actions = record.get("actions", [])
     if not isinstance(actions, list):
         raise _bad('"actions" must be a list')
+    if "fairness" in record:
+        problem = fairness_problem(record["fairness"], seed)
+        if problem is not None:
+            raise RulesError(FAIRNESS_MISMATCH, problem)
     # A malformed action is reported when play reaches it, with its index (engine._check).
     return {
         "variant": variant,

@@ -1,22 +1,65 @@
-"""WebSocket consumers: thin; they authenticate, read through selectors, and send."""
+"""WebSocket consumers: thin. They authenticate from the session, check a message's
+shape, call one service, and send what it answers (docs/protocol.md)."""
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation.trans_real import parse_accept_lang_header
 
+from tables import services
+from tables.broadcast import LOBBY_GROUP, table_group, user_group
+from tables.models import Game, Table
 from tables.selectors import lobby_payload
 
-LOBBY_GROUP = "lobby"
 # 4401 mirrors HTTP 401: the browser sees it as the close code (a refusal before accept
 # would reach it only as a failed handshake, without a reason).
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_FLOODING = 4429
+
+# A client frame above this many bytes is refused unread.
+MAX_FRAME_BYTES = 4096
+# Token bucket per connection: BURST messages at once, refilled at RATE per second.
+RATE_PER_SECOND = 10.0
+BURST = 20
+# Refused messages in a row (over the limit) after which the socket is closed.
+FLOOD_CLOSE_AFTER = 100
+
+
+def _language(scope: dict[str, Any]) -> str:
+    """The connection's language: the switcher's cookie, then Accept-Language, then
+    Russian — as the pages choose it (docs/decisions.md)."""
+    supported = {code for code, _name in settings.LANGUAGES}
+    cookie = scope.get("cookies", {}).get(settings.LANGUAGE_COOKIE_NAME)
+    if cookie in supported:
+        return str(cookie)
+    headers = dict(scope.get("headers") or [])
+    accept = headers.get(b"accept-language", b"").decode("latin-1")
+    for code, _q in parse_accept_lang_header(accept):
+        base = code.split("-")[0].lower()
+        if base in supported:
+            return base
+    return str(settings.LANGUAGE_CODE)
+
+
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, **extra}
 
 
 class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
-    """Sends the open tables on connect; later issues push updates to the group."""
+    """The open tables, sent on connect and again whenever one changes."""
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -30,9 +73,346 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not isinstance(content, dict) or content.get("type") != "open_table":
+            await self.send_json(_error("unknown_type", "lobby messages: open_table"))
+            return
+        with translation.override(_language(self.scope)):
+            fields = {k: v for k, v in content.items() if k not in ("type", "variant", "private")}
+            try:
+                table = await database_sync_to_async(services.table_open)(
+                    by=self.scope["user"],
+                    variant=str(content.get("variant", "")),
+                    private=bool(content.get("private", False)),
+                    **fields,
+                )
+            except services.PlayError as error:
+                await self.send_json(_error(error.code, error.message))
+                return
+        await self.send_json(
+            {"type": "table_opened", "table": table.pk, "invite": table.invite_code or None}
+        )
+
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "lobby", "tables": await self._tables()})
 
     @database_sync_to_async  # type: ignore[misc]
     def _tables(self) -> list[dict[str, Any]]:
         return lobby_payload()
+
+
+class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
+    """One live table: anyone may watch; signed-in players sit and play."""
+
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.user = self.scope.get("user")
+        self.signed_in = bool(self.user is not None and self.user.is_authenticated)
+        self.language = _language(self.scope)
+        self.tokens = float(BURST)
+        self.refilled = time.monotonic()
+        self.refused_in_a_row = 0
+        self.joined: list[str] = []
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.invite = (query.get("invite") or [""])[0]
+        await self.accept()
+        table = await self._table()
+        if table is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        if table.private and not await self._may_watch_private(table):
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        self.joined = [table_group(self.table_id)]
+        if self.signed_in:
+            self.joined.append(user_group(self.table_id, self.user.pk))
+        for group in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if self.signed_in:
+            await database_sync_to_async(services.presence_join)(
+                table=table, user=self.user, channel_name=self.channel_name
+            )
+        await self._send_snapshot()
+
+    async def disconnect(self, code: int) -> None:
+        for group in self.joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.joined and self.signed_in:
+            table = await self._table()
+            if table is not None:
+                await database_sync_to_async(services.presence_leave)(
+                    table=table, user=self.user, channel_name=self.channel_name
+                )
+
+    # --- incoming ------------------------------------------------------------------------
+
+    def _allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(float(BURST), self.tokens + (now - self.refilled) * RATE_PER_SECOND)
+        self.refilled = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.refused_in_a_row = 0
+            return True
+        self.refused_in_a_row += 1
+        return False
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        with translation.override(self.language):
+            if not self._allow():
+                if self.refused_in_a_row >= FLOOD_CLOSE_AFTER:
+                    await self.close(code=CLOSE_FLOODING)
+                elif self.refused_in_a_row == 1 or self.refused_in_a_row % 10 == 0:
+                    await self._send(
+                        _error(
+                            "rate_limited",
+                            _("Слишком много сообщений: не больше %(n)d в секунду.")
+                            % {"n": int(RATE_PER_SECOND)},
+                        )
+                    )
+                return
+            raw = text_data if text_data is not None else bytes_data or b""
+            size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+            if size > MAX_FRAME_BYTES:
+                await self._send(
+                    _error(
+                        "too_large",
+                        _("Сообщение больше %(n)d байт не принимается.") % {"n": MAX_FRAME_BYTES},
+                    )
+                )
+                return
+            try:
+                message = json.loads(raw)
+            except (ValueError, UnicodeDecodeError):
+                await self._send(_error("bad_json", _("Сообщение не в формате JSON.")))
+                return
+            if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+                await self._send(
+                    _error("bad_message", _('Сообщение — объект JSON с полем "type".'))
+                )
+                return
+            await self._dispatch(message)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "ping":
+            await self._send({"type": "pong", "version": await self._version()})
+            return
+        if kind == "snapshot":
+            await self._send_snapshot()
+            return
+        if kind == "record":
+            await self._send_record(message)
+            return
+        handler = self._COMMANDS.get(kind)
+        if handler is None:
+            await self._send(
+                _error(
+                    "unknown_type",
+                    _("Неизвестный тип сообщения %(type)r; см. docs/protocol.md.")
+                    % {"type": kind[:40]},
+                )
+            )
+            return
+        client_id = message.get("id")
+        if not self.signed_in:
+            await self._send(
+                _error("not_signed_in", _("Войдите, чтобы играть."), id=_safe_id(client_id))
+            )
+            return
+        if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
+            await self._send(
+                _error("bad_message", _('Каждое действие несёт "id": строку до 64 знаков.'))
+            )
+            return
+        problem = _check_arguments(kind, message)
+        if problem:
+            await self._send(_error("bad_message", problem, id=client_id))
+            return
+        await self._command(client_id, lambda table: handler(self, table, message))
+
+    async def _command(self, client_id: str, build: Callable[[Table], Any]) -> None:
+        def run() -> dict[str, Any]:
+            with translation.override(self.language):
+                table = Table.objects.get(pk=self.table_id)
+                return services.command_run(
+                    user=self.user, table=table, client_id=client_id, run=lambda: build(table)
+                )
+
+        try:
+            outcome = await database_sync_to_async(run)()
+        except services.PlayError as error:
+            await self._send(_error(error.code, error.message, id=client_id))
+            if error.code == "stale_version":
+                await self._send_snapshot()
+            return
+        except ValidationError as error:  # SeatError
+            code = getattr(error, "code", None) or "refused"
+            await self._send(_error(code, " ".join(error.messages), id=client_id))
+            return
+        await self._send({"type": "ack", "id": client_id, **outcome})
+
+    # Each command: (consumer, table, message) -> outcome dict. Run inside command_run.
+    def _sit(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seat = services.seat_take(table=table, player=self.user, invite=message.get("invite"))
+        return {"seat": seat.seat_id}
+
+    def _stand(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        services.seat_leave(table=table, player=self.user)
+        return {}
+
+    def _ready(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        services.seat_ready(table=table, player=self.user, ready=message.get("ready", True))
+        return {}
+
+    def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        game = services.game_start(table=table, by=self.user)
+        return {"game": game.number}
+
+    def _action(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        action = {k: message[k] for k in ("action", "amount", "position") if k in message}
+        return services.game_act(
+            table=table, player=self.user, action=action, version=message.get("version")
+        )
+
+    def _pause(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return services.game_pause(table=table, by=self.user)
+
+    def _resume(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return services.game_resume(table=table, by=self.user)
+
+    def _remove(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        services.player_remove(table=table, by=self.user, seat_id=message["seat"])
+        return {}
+
+    def _add_ai(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seat = services.ai_seat_add(table=table, by=self.user, level=message["level"])
+        return {"seat": seat.seat_id}
+
+    def _remove_ai(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        services.ai_seat_remove(table=table, by=self.user, number=message["number"])
+        return {}
+
+    def _new_game(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return services.solo_new_game(table=table, player=self.user)
+
+    def _end_session(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return services.session_end(table=table, player=self.user)
+
+    def _close(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        if not self.user.is_staff and table.created_by_id != self.user.pk:
+            raise services.PlayError(
+                "not_host", _("Это может только ведущий стола или администратор.")
+            )
+        services.table_close(table=table)
+        return {}
+
+    _COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
+        "sit": _sit,
+        "stand": _stand,
+        "ready": _ready,
+        "start": _start,
+        "action": _action,
+        "pause": _pause,
+        "resume": _resume,
+        "remove": _remove,
+        "add_ai": _add_ai,
+        "remove_ai": _remove_ai,
+        "new_game": _new_game,
+        "end_session": _end_session,
+        "close": _close,
+    }
+
+    # --- outgoing ------------------------------------------------------------------------
+
+    async def table_frame(self, event: dict[str, Any]) -> None:
+        """A frame from a service's broadcast (tables.broadcast)."""
+        if self.signed_in and self.user.pk in event.get("skip_users", ()):
+            return  # this player's own frame comes through their user group
+        await self._send(event["frame"])
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(message, ensure_ascii=False))
+
+    async def _send_snapshot(self) -> None:
+        snapshot = await database_sync_to_async(self._snapshot)()
+        if snapshot is not None:
+            await self._send(snapshot)
+
+    def _snapshot(self) -> dict[str, Any] | None:
+        table = Table.objects.filter(pk=self.table_id).first()
+        if table is None:
+            return None
+        return services.table_snapshot(table=table, user=self.user if self.signed_in else None)
+
+    async def _send_record(self, message: dict[str, Any]) -> None:
+        number = message.get("game")
+        record = await database_sync_to_async(self._record)(number)
+        await self._send(record)
+
+    def _record(self, number: Any) -> dict[str, Any]:
+        with translation.override(self.language):
+            game = Game.objects.filter(table_id=self.table_id, number=number).first()
+            if game is None or type(number) is not int:
+                return _error("not_found", _("Такой игры за этим столом нет."))
+            if not self.signed_in or not _played_in(game, self.user):
+                return _error("forbidden", _("Запись раздачи видят только её игроки."))
+            return {"type": "record", "game": number, "record": services.public_record(game)}
+
+    @database_sync_to_async  # type: ignore[misc]
+    def _table(self) -> Table | None:
+        return Table.objects.filter(pk=self.table_id).first()
+
+    @database_sync_to_async  # type: ignore[misc]
+    def _version(self) -> int:
+        return int(Table.objects.filter(pk=self.table_id).values_list("version", flat=True)[0])
+
+    @database_sync_to_async  # type: ignore[misc]
+    def _may_watch_private(self, table: Table) -> bool:
+        if self.invite and self.invite == table.invite_code:
+            return True
+        if not self.signed_in:
+            return False
+        return bool(
+            self.user.is_staff
+            or table.created_by_id == self.user.pk
+            or table.seats.filter(player=self.user).exists()
+        )
+
+
+def _played_in(game: Game, user: Any) -> bool:
+    return bool(user.is_staff or any(p["user"] == user.pk for p in game.players))
+
+
+def _safe_id(value: Any) -> str | None:
+    return value if isinstance(value, str) and len(value) <= 64 else None
+
+
+# The arguments each command needs, with their JSON types.
+_ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "action": {"action": str},
+    "remove": {"seat": str},
+    "add_ai": {"level": str},
+    "remove_ai": {"number": int},
+}
+_OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "action": {"amount": int, "position": int, "version": int},
+    "sit": {"invite": str},
+    "ready": {"ready": bool},
+}
+
+
+def _check_arguments(kind: str, message: dict[str, Any]) -> str | None:
+    for name, kind_type in _ARGUMENTS.get(kind, {}).items():
+        value = message.get(name)
+        if not isinstance(value, kind_type) or (isinstance(value, bool) and kind_type is int):
+            return _("Поле %(name)r обязательно (%(type)s).") % {
+                "name": name,
+                "type": kind_type.__name__ if isinstance(kind_type, type) else "",
+            }
+    for name, kind_type in _OPTIONAL.get(kind, {}).items():
+        if name in message:
+            value = message[name]
+            if not isinstance(value, kind_type) or (isinstance(value, bool) and kind_type is int):
+                return _("Поле %(name)r неверного типа.") % {"name": name}
+    return None

@@ -86,6 +86,14 @@ class Table(models.Model):
     )
     created_at = models.DateTimeField(_("создан"), auto_now_add=True)
     closed_at = models.DateTimeField(_("закрыт"), null=True, blank=True)
+    # A private table is not listed in the lobby; its invite link carries this code.
+    private = models.BooleanField(_("частный"), default=False)
+    invite_code = models.CharField(_("код приглашения"), max_length=32, blank=True)
+    # The live table's version: every change its players see (a move, a seat, a pause)
+    # adds one, and every frame sent to a client carries it (docs/protocol.md).
+    version = models.PositiveIntegerField(_("версия"), default=0, editable=False)
+    # When the next game (bank, shoe, match) starts by itself; swept like a turn deadline.
+    next_game_at = models.DateTimeField(_("следующая игра"), null=True, blank=True, db_index=True)
 
     class Meta:
         verbose_name = _("стол")
@@ -210,7 +218,7 @@ class Table(models.Model):
         """The table's options in the form the rules engine's hand records use."""
         spec = self.variant_spec
         options = {name: getattr(self, name) for name in spec.stake_defaults}
-        if spec.stakes_chips:
+        if spec.entry_limit_in_rules:
             options["entry_limit"] = self.entry_limit
         if spec.match_lengths:
             options["rounds"] = self.match_length
@@ -218,8 +226,12 @@ class Table(models.Model):
         return options
 
 
+# Seat ids the rules engine gives its own roles; a player of that name gets another id.
+RESERVED_SEAT_IDS = frozenset({"dealer", "banker", "bank"})
+
+
 class Seat(models.Model):
-    """An occupied seat: the row exists while a player sits there."""
+    """An occupied seat: the row exists while a player (or an AI) sits there."""
 
     table = models.ForeignKey(
         Table, verbose_name=_("стол"), on_delete=models.CASCADE, related_name="seats"
@@ -228,9 +240,17 @@ class Seat(models.Model):
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("игрок"),
+        null=True,
+        blank=True,
         on_delete=models.CASCADE,
         related_name="seats",
     )
+    # An AI seat has no player, only a level (games.ai.LEVELS).
+    ai_level = models.CharField(_("уровень ИИ"), max_length=16, blank=True)
+    ready = models.BooleanField(_("готов"), default=False)
+    # Stood up during a game: the seat's decisions time out at once and the row goes when
+    # the game ends (chips in play stay where the rules put them).
+    leaving = models.BooleanField(_("уходит"), default=False)
     seated_at = models.DateTimeField(_("сел"), auto_now_add=True)
 
     class Meta:
@@ -240,7 +260,162 @@ class Seat(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique"),
             models.UniqueConstraint(fields=["table", "player"], name="seat_one_per_player"),
+            models.CheckConstraint(
+                condition=(models.Q(player__isnull=False) & models.Q(ai_level=""))
+                | (models.Q(player__isnull=True) & ~models.Q(ai_level="")),
+                name="seat_player_or_ai",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.table.name} #{self.number}: {self.player}"
+        return f"{self.table.name} #{self.number}: {self.label}"
+
+    @property
+    def is_ai(self) -> bool:
+        return bool(self.ai_level)
+
+    @property
+    def seat_id(self) -> str:
+        """The id this seat plays under in the rules engine and its hand records."""
+        if self.player_id is None:
+            return f"ai:{self.number}"
+        return seat_id_for(self.player)
+
+    @property
+    def label(self) -> str:
+        if self.player_id is None:
+            return _("ИИ %(number)d (%(level)s)") % {"number": self.number, "level": self.ai_level}
+        return str(self.player.username)
+
+
+def seat_id_for(user: Any) -> str:
+    """A player's seat id: the user name (which cannot hold ':'), or ``user:<pk>`` where
+    the name is one the engine keeps for its own roles."""
+    name = str(user.username)
+    return f"user:{user.pk}" if name.lower() in RESERVED_SEAT_IDS else name
+
+
+class Game(models.Model):
+    """One game of the rules engine at a table — a `classic` match, a `salon` or
+    `blackjack` shoe, a `banker36` bank, a `solo` game — and so one hand record with one
+    seed. Written only by tables.services; the full state never leaves the server."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("идёт")
+        FINISHED = "finished", _("сыграна")
+        VOIDED = "voided", _("отменена")
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("стол"), on_delete=models.PROTECT, related_name="games"
+    )
+    number = models.PositiveIntegerField(_("номер игры"))
+    variant = models.CharField(_("вариант"), max_length=16, choices=variant_choices)
+    status = models.CharField(
+        _("статус"), max_length=16, choices=Status.choices, default=Status.PLAYING
+    )
+    state = models.JSONField(_("состояние"))
+    # Who played: [{"id", "user": pk | None, "ai": level | "", "number", "chips"?}]
+    players = models.JSONField(_("игроки"))
+    # The record's own options (what a replay states), and its first banker.
+    options = models.JSONField(_("параметры"))
+    first_banker = models.CharField(_("первый банкир"), max_length=160, blank=True)
+    seed = models.CharField(_("ключ"), max_length=128)
+    commitment = models.CharField(_("отпечаток"), max_length=64)
+    actions = models.JSONField(_("ходы"), default=list)
+    # Net chips each seat has in this game's escrow account (chip variants only).
+    escrowed = models.JSONField(_("в депозите"), default=dict)
+    # Session units carried from earlier shoes of the same blackjack session.
+    carry = models.JSONField(_("перенос"), default=dict)
+    deadline = models.DateTimeField(_("срок решения"), null=True, blank=True, db_index=True)
+    deadline_seat = models.CharField(_("чьё решение"), max_length=160, blank=True)
+    paused_remaining_ms = models.PositiveIntegerField(_("осталось на паузе, мс"), null=True)
+    # The engine version whose decision already got a reconnect grace (one per decision).
+    grace_version = models.PositiveIntegerField(null=True, blank=True)
+    result = models.JSONField(_("результат"), null=True, blank=True)
+    started_at = models.DateTimeField(_("начата"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("окончена"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("игра")
+        verbose_name_plural = _("игры")
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="game_number_per_table"),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=models.Q(status="playing"),
+                name="game_one_playing_per_table",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table.name} · {_('игра')} {self.number}"
+
+    @property
+    def is_playing(self) -> bool:
+        return self.status == self.Status.PLAYING
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_remaining_ms is not None
+
+    @property
+    def seat_ids(self) -> list[str]:
+        return [p["id"] for p in self.players]
+
+    def player_entry(self, seat_id: str) -> dict[str, Any] | None:
+        return next((p for p in self.players if p["id"] == seat_id), None)
+
+
+class GameEvent(models.Model):
+    """One transition of a game: what was applied and every event it produced (unfiltered:
+    read only through games.engine.events_for)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    version = models.PositiveIntegerField(_("версия движка"))
+    action = models.JSONField(null=True, blank=True)
+    events = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("событие игры")
+        verbose_name_plural = _("события игры")
+        ordering = ["game", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="game_event_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} v{self.version}"
+
+
+class ClientCommand(models.Model):
+    """A client's message id and the outcome it got, so a resend is answered, not redone."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="+")
+    client_id = models.CharField(max_length=64)
+    outcome = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "table", "client_id"], name="client_command_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.table_id}: {self.client_id}"
+
+
+class Presence(models.Model):
+    """An open WebSocket of a signed-in user at a table (one row per tab)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="presences")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    channel_name = models.CharField(max_length=200, unique=True)
+    seen_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.table_id}"

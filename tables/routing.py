@@ -1,7 +1,8 @@
 from django.urls import path
 
-from tables.consumers import LobbyConsumer
+from tables.consumers import LobbyConsumer, TableConsumer
 
 websocket_urlpatterns = [
     path("ws/lobby/", LobbyConsumer.as_asgi()),
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Case, Count, QuerySet, Value, When
+from django.db.models import Case, Count, Q, QuerySet, Value, When
 from django.utils.translation import gettext as _
 
 from tables.models import Table
@@ -13,8 +13,11 @@ from tables.variants import VARIANTS
 
 def lobby_tables() -> QuerySet[Table]:
     return (
-        Table.objects.filter(status=Table.Status.OPEN)
+        Table.objects.filter(status=Table.Status.OPEN, private=False)
         .annotate(seats_taken=Count("seats"))
+        .annotate(
+            playing=Count("games", filter=Q(games__status="playing")),
+        )
         # Variants in the registry's order (classic first), then by name.
         .annotate(
             variant_order=Case(
@@ -53,6 +56,7 @@ def lobby_payload() -> list[dict[str, Any]]:
             "stakes": table_stakes_label(t),
             "options": t.engine_options(),
             "entry_limit": t.entry_limit,
+            "playing": bool(t.playing),
         }
         for t in lobby_tables()
     ]

@@ -1,51 +1,126 @@
-"""Writes to tables and seats. Each service is one transaction, named <thing>_<verb>."""
+"""Writes to tables, seats and live games. Each service is one transaction, named
+<thing>_<verb>, taking keyword arguments.
+
+Every change at a live table follows one path: lock the table row (one writer per
+table), apply an overdue deadline first, check the client's expected version, call the
+rules engine, persist the state, its events and the new version, move chips through the
+one ledger function, and broadcast per-viewer frames only once the transaction has
+committed (`_touch`). Deadlines live in the database (`Game.deadline`,
+`Table.next_game_at`); `deadlines_sweep` — Celery beat every second, or the embedded
+ticker — plays them through the same code.
+"""
 
 from __future__ import annotations
 
 import datetime
+import secrets
+from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.services import wallet_for
-from tables.models import Seat, Table
+from accounts.models import Account, LedgerEntry
+from accounts.services import ChipsError, chips_transfer, escrow_account, wallet_for
+from games import engine
+from games.ai import LEVELS as AI_LEVELS
+from games.ai import choose_action
+from games.errors import RulesError
+from games.record import replay
+from games.shuffle import commitment as seed_commitment
+from games.shuffle import fairness_object, fresh_seed
+from tables import broadcast
+from tables.frames import frame
+from tables.models import ClientCommand, Game, GameEvent, Presence, Seat, Table
+from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
+
+# A one_shoe game's length in the engine: the shoe ends it long before.
+_OPEN_ENDED = 1_000_000
+# Variants whose next game (bank, shoe) follows by itself after a short interlude.
+_CONTINUOUS = {SALON, BANKER36, BLACKJACK}
+# Reasons a game ends that leave nothing to continue with (nobody can bank or bet).
+_DEAD_ENDS = {"no_banker", "nobody_can_hold_the_bank", "no_ponter_can_bet"}
+# Variants whose AI seats play: only those that stake no account chips (an AI has no
+# wallet, and chips must come from somebody's).
+AI_VARIANTS = {CLASSIC, BLACKJACK}
+# Fewest seats a game needs.
+_MIN_PLAYERS = {CLASSIC: 2, SALON: 2, BANKER36: 2, SOLO: 1, BLACKJACK: 1}
 
 
 class SeatError(ValidationError):
     """A player cannot sit down (or leave) here; the message says why."""
 
 
-def deadlines_sweep(*, now: datetime.datetime) -> int:
-    """Apply the timeout to every live decision whose deadline is before `now`.
+class PlayError(Exception):
+    """A live-table request refused: `code` is the protocol's error code (docs/protocol.md)
+    and the message is in the active language, fit to show the player."""
 
-    Called every second by Celery beat (tables.tasks.sweep_deadlines) or, in embedded
-    mode, by the in-process ticker. Returns how many timeouts it applied. Live rounds do
-    not exist yet (they come with the game issues), so there is nothing to sweep.
-    """
-    return 0
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+def _now() -> datetime.datetime:
+    return timezone.now()
+
+
+def _seconds(value: float) -> datetime.timedelta:
+    return datetime.timedelta(seconds=value)
+
+
+# --- tables ----------------------------------------------------------------------------
 
 
 @transaction.atomic
 def table_create(*, created_by: Any = None, **fields: Any) -> Table:
     """Create a table after validating it against its variant's limits."""
     table = Table(created_by=created_by, **fields)
+    if table.private and not table.invite_code:
+        table.invite_code = secrets.token_urlsafe(12)
     table.full_clean()
     table.save()
+    transaction.on_commit(broadcast.lobby_changed)
     return table
+
+
+def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
+    """A signed-in player opens a table from the lobby and becomes its host."""
+    if not getattr(by, "is_authenticated", False):
+        raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
+    allowed = {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
+    allowed |= {"decision_seconds", "reconnect_grace_seconds", "match_length"}
+    unknown = sorted(set(fields) - allowed)
+    if unknown:
+        raise PlayError("bad_message", _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)})
+    fields.setdefault("name", _("Стол %(user)s") % {"user": by.username})
+    try:
+        return table_create(created_by=by, variant=variant, private=private, **fields)
+    except ValidationError as error:
+        text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
+        raise PlayError("bad_table", text) from error
 
 
 @transaction.atomic
 def table_close(*, table: Table) -> Table:
-    """Close a table: it leaves the lobby and its seats are freed."""
+    """Close a table: a game in play is voided (every stake returned), seats are freed."""
     table = Table.objects.select_for_update().get(pk=table.pk)
+    game = _playing(table)
+    if game is not None:
+        _end_game(table, game, _now(), status=Game.Status.VOIDED)
     if table.status != Table.Status.CLOSED or table.closed_at is None:
         table.status = Table.Status.CLOSED
         table.closed_at = timezone.now()
-        table.save(update_fields=["status", "closed_at"])
+    table.next_game_at = None
+    table.save(update_fields=["status", "closed_at", "next_game_at"])
     table.seats.all().delete()
+    _touch(table, game, [{"type": "table_closed"}])
     return table
 
 
@@ -55,11 +130,45 @@ def table_reopen(*, table: Table) -> Table:
     table.status = Table.Status.OPEN
     table.closed_at = None
     table.save(update_fields=["status", "closed_at"])
+    _touch(table, None, [])
     return table
 
 
 @transaction.atomic
-def seat_take(*, table: Table, player: Any) -> Seat:
+def game_void(*, game: Game) -> Game:
+    """An admin voids a game in play: stakes go back, the record ends where it stood."""
+    table = Table.objects.select_for_update().get(pk=game.table_id)
+    current = _playing(table)
+    if current is None or current.pk != game.pk:
+        raise PlayError("no_game", _("Эта игра уже окончена."))
+    _end_game(table, current, _now(), status=Game.Status.VOIDED)
+    table.save(update_fields=["next_game_at"])
+    _touch(table, current, [{"type": "game_voided"}])
+    return current
+
+
+# --- seats -----------------------------------------------------------------------------
+
+
+def _is_host(table: Table, user: Any) -> bool:
+    return bool(user.is_staff or (table.created_by_id and table.created_by_id == user.pk))
+
+
+def _require_host(table: Table, user: Any) -> None:
+    if not _is_host(table, user):
+        raise PlayError("not_host", _("Это может только ведущий стола или администратор."))
+
+
+def _free_number(table: Table) -> int:
+    taken = set(table.seats.values_list("number", flat=True))
+    free = [n for n in range(1, table.seat_count + 1) if n not in taken]
+    if not free:
+        raise SeatError(_("Свободных мест нет."), code="table_full")
+    return free[0]
+
+
+@transaction.atomic
+def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
     """Sit `player` at the lowest free seat of an open table, if their chips allow."""
     # Lock the table so two players cannot both take its last seat.
     table = Table.objects.select_for_update().get(pk=table.pk)
@@ -68,6 +177,25 @@ def seat_take(*, table: Table, player: Any) -> Seat:
     existing = table.seats.filter(player=player).first()
     if existing is not None:
         return existing
+    if table.private and invite != table.invite_code and not _is_host(table, player):
+        raise SeatError(_("Это частный стол: нужна ссылка-приглашение."), code="invite_required")
+    spec = table.variant_spec
+    if spec.stakes_chips:
+        # A player's chips are in play at one table at a time, so that what a game counts
+        # as theirs is what their wallet holds.
+        elsewhere = (
+            Seat.objects.filter(player=player, table__status=Table.Status.OPEN)
+            .exclude(table=table)
+            .filter(table__variant__in=[k for k in (SALON, BANKER36)])
+            .select_related("table")
+            .first()
+        )
+        if elsewhere is not None:
+            raise SeatError(
+                _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
+                % {"name": elsewhere.table.name},
+                code="seated_elsewhere",
+            )
     balance = wallet_for(player).balance
     if balance < table.entry_limit:
         raise SeatError(
@@ -75,18 +203,793 @@ def seat_take(*, table: Table, player: Any) -> Seat:
             % {"limit": table.entry_limit, "balance": balance},
             code="below_entry_limit",
         )
-    taken = set(table.seats.values_list("number", flat=True))
-    free = [n for n in range(1, table.seat_count + 1) if n not in taken]
-    if not free:
-        raise SeatError(_("Свободных мест нет."), code="table_full")
+    number = _free_number(table)
     try:
         with transaction.atomic():
-            return Seat.objects.create(table=table, number=free[0], player=player)
+            seat = Seat.objects.create(table=table, number=number, player=player)
     except IntegrityError as exc:  # pragma: no cover - the table lock prevents it
         raise SeatError(_("Место уже занято."), code="seat_taken") from exc
+    seat.player = player
+    _touch(table, _latest(table), [{"type": "sat_down", "seat": seat.seat_id}])
+    transaction.on_commit(broadcast.lobby_changed)
+    if table.variant == SOLO:  # one player, no one to wait for
+        _start(table, _now())
+    else:
+        _maybe_autostart(table, _now())
+    return seat
 
 
 @transaction.atomic
 def seat_leave(*, table: Table, player: Any) -> bool:
-    deleted, _unused = Seat.objects.filter(table=table, player=player).delete()
-    return deleted > 0
+    """Stand up. Between games the seat is freed at once; during a game the player's
+    decisions are played by the clock at once (a forfeit: stand, or sit the duel out) and
+    the seat is freed when the game ends — `classic` removes the player from the match and
+    `solo` ends its game, as their rules say."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    seat = table.seats.filter(player=player).select_related("player").first()
+    if seat is None:
+        return False
+    _forfeit(table, seat, _now())
+    transaction.on_commit(broadcast.lobby_changed)
+    return True
+
+
+def _forfeit(table: Table, seat: Seat, now: datetime.datetime) -> None:
+    game = _playing(table)
+    sid = seat.seat_id
+    if game is None or sid not in game.seat_ids:
+        seat.delete()
+        _touch(table, _latest(table), [{"type": "stood_up", "seat": sid}])
+        return
+    if table.variant == SOLO:
+        seat.delete()
+        _end_game(table, game, now, status=Game.Status.FINISHED)
+        _touch(table, game, [{"type": "stood_up", "seat": sid}])
+        return
+    if table.variant == CLASSIC and sid in game.state["players"]:
+        seat.delete()
+        _transition(table, game, {"action": "remove", "target": sid}, now)
+        return
+    seat.leaving = True
+    seat.save(update_fields=["leaving"])
+    if game.deadline_seat == sid and not game.paused:
+        game.deadline = now
+        game.save(update_fields=["deadline"])
+    _touch(table, game, [{"type": "leaving", "seat": sid}])
+
+
+@transaction.atomic
+def seat_ready(*, table: Table, player: Any, ready: bool = True) -> Seat:
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    seat = table.seats.filter(player=player).first()
+    if seat is None:
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
+    seat.ready = ready
+    seat.save(update_fields=["ready"])
+    _touch(table, _latest(table), [{"type": "ready", "seat": seat.seat_id, "ready": ready}])
+    if ready:
+        _maybe_autostart(table, _now())
+    return seat
+
+
+@transaction.atomic
+def ai_seat_add(*, table: Table, by: Any, level: str) -> Seat:
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    _require_host_or_trainee(table, by)
+    if table.variant not in AI_VARIANTS:
+        raise PlayError(
+            "no_ai_here",
+            _("ИИ играет только на очки и учебные единицы: в классике и блэкджеке."),
+        )
+    if level not in AI_LEVELS[table.variant]:
+        raise PlayError(
+            "bad_level",
+            _("Уровни ИИ: %(levels)s.") % {"levels": ", ".join(AI_LEVELS[table.variant])},
+        )
+    if not table.is_open:
+        raise PlayError("table_closed", _("Стол закрыт."))
+    try:
+        number = _free_number(table)
+    except SeatError as error:
+        raise PlayError("table_full", error.messages[0]) from error
+    seat = Seat.objects.create(table=table, number=number, ai_level=level, ready=True)
+    _touch(table, _latest(table), [{"type": "sat_down", "seat": seat.seat_id, "ai": level}])
+    transaction.on_commit(broadcast.lobby_changed)
+    return seat
+
+
+@transaction.atomic
+def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    _require_host_or_trainee(table, by)
+    seat = table.seats.filter(number=number, player__isnull=True).first()
+    if seat is None:
+        raise PlayError("not_found", _("За этим местом нет ИИ."))
+    _forfeit(table, seat, _now())
+    transaction.on_commit(broadcast.lobby_changed)
+
+
+def _require_host_or_trainee(table: Table, user: Any) -> None:
+    """A blackjack training table's seated player manages its AI seats like a host."""
+    if table.variant == BLACKJACK and table.seats.filter(player=user).exists():
+        return
+    _require_host(table, user)
+
+
+@transaction.atomic
+def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
+    """The host (or an admin) removes a player: in `classic` the rules' removal, elsewhere
+    the same forfeit as standing up."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    _require_host(table, by)
+    seat = next((s for s in table.seats.select_related("player") if s.seat_id == seat_id), None)
+    if seat is None:
+        raise PlayError("not_found", _("За столом нет игрока %(seat)s.") % {"seat": seat_id})
+    _forfeit(table, seat, _now())
+    transaction.on_commit(broadcast.lobby_changed)
+
+
+# --- games -----------------------------------------------------------------------------
+
+
+def _playing(table: Table) -> Game | None:
+    return Game.objects.select_for_update().filter(table=table, status=Game.Status.PLAYING).first()
+
+
+def _latest(table: Table) -> Game | None:
+    return Game.objects.filter(table=table).order_by("-number").first()
+
+
+def _eligible(table: Table) -> list[Seat]:
+    seats = list(table.seats.filter(leaving=False).select_related("player").order_by("number"))
+    if table.variant_spec.stakes_chips:
+        seats = [s for s in seats if wallet_for(s.player).balance >= table.entry_limit]
+    return seats
+
+
+def _maybe_autostart(table: Table, now: datetime.datetime) -> None:
+    """Start when enough players sit and every seated person has said they are ready."""
+    if _playing(table) is not None or table.next_game_at is not None:
+        return
+    seats = _eligible(table)
+    humans = [s for s in seats if not s.is_ai]
+    if humans and len(seats) >= _MIN_PLAYERS[table.variant] and all(s.ready for s in humans):
+        try:
+            with transaction.atomic():
+                _start(table, now)
+        except PlayError:
+            pass  # the players stay seated and ready; the host or a new seat may start it
+
+
+@transaction.atomic
+def game_start(*, table: Table, by: Any) -> Game:
+    """The host starts the next game now (players need not be ready)."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    if table.variant == BLACKJACK and table.seats.filter(player=by).exists():
+        pass  # a training table's player starts their own session
+    else:
+        _require_host(table, by)
+    return _start(table, _now())
+
+
+def _engine_options(table: Table) -> dict[str, Any]:
+    options: dict[str, Any] = table.engine_options()
+    if table.variant == SALON:
+        options.update(deals=_OPEN_ENDED, cut=True, one_shoe=True)
+    elif table.variant == BANKER36:
+        options["banks"] = 1
+    elif table.variant == BLACKJACK:
+        options = {"rounds": _OPEN_ENDED, "one_shoe": True}
+    return options
+
+
+def _next_banker(table: Table, players: list[dict[str, Any]]) -> str | None:
+    """The seat on the left of the last game's banker (the engine skips a seat that
+    cannot hold the bank); None for the first game, when the lot decides."""
+    last = _latest(table)
+    if last is None or table.variant not in (SALON, BANKER36) or not players:
+        return None
+    banker = last.state.get("banker")
+    entry = last.player_entry(banker) if banker else None
+    if entry is None:
+        return None
+    after = [p for p in players if p["number"] > entry["number"]]
+    return (after or players)[0]["id"]
+
+
+def _start(table: Table, now: datetime.datetime) -> Game:
+    if not table.is_open:
+        raise PlayError("table_closed", _("Стол закрыт."))
+    if _playing(table) is not None:
+        raise PlayError("game_in_play", _("Игра уже идёт."))
+    seats = _eligible(table)
+    need = _MIN_PLAYERS[table.variant]
+    if len(seats) < need or not any(not s.is_ai for s in seats):
+        raise PlayError(
+            "not_enough_players",
+            _("Для игры нужно игроков: %(n)d (за столом, с фишками не ниже лимита входа).")
+            % {"n": need},
+        )
+    chips = table.variant_spec.stakes_chips
+    players: list[dict[str, Any]] = []
+    for seat in seats:
+        entry: dict[str, Any] = {
+            "id": seat.seat_id,
+            "number": seat.number,
+            "user": seat.player_id,
+            "ai": seat.ai_level,
+        }
+        if chips:
+            wallet = Account.objects.select_for_update().get(pk=wallet_for(seat.player).pk)
+            entry["chips"] = wallet.balance
+        players.append(entry)
+    last = _latest(table)
+    carry: dict[str, Any] = {}
+    if (
+        table.variant == BLACKJACK
+        and last is not None
+        and last.result is not None
+        and last.result["status"] == "finished"  # the shoe ran out: the session goes on
+    ):
+        carry = dict(last.carry)
+        for sid, units in last.result["deltas"].items():
+            carry[sid] = carry.get(sid, 0) + units
+    seed = fresh_seed()
+    first_banker = _next_banker(table, players)
+    try:
+        state, events = engine.new_game(
+            table.variant,
+            seats=[{k: p[k] for k in ("id", "chips") if k in p} for p in players],
+            options=_engine_options(table),
+            first_banker=first_banker,
+            seed=seed,
+        )
+    except RulesError as error:  # a table the engine refuses: say so plainly
+        raise PlayError("cannot_start", error.message) from error
+    number = (last.number + 1) if last is not None else 1
+    game = Game.objects.create(
+        table=table,
+        number=number,
+        variant=table.variant,
+        state=state,
+        players=players,
+        options=table.engine_options() if table.variant != BLACKJACK else {},
+        first_banker=first_banker or "",
+        seed=seed,
+        commitment=seed_commitment(seed),
+        carry={k: v for k, v in carry.items() if k in {p["id"] for p in players}},
+    )
+    GameEvent.objects.create(game=game, version=state["version"], action=None, events=events)
+    table.next_game_at = None
+    table.seats.filter(player__isnull=False).update(ready=False)
+    _after(table, game, now)
+    announce = [{"type": "game_start", "game": number, "commitment": game.commitment}]
+    _touch(table, game, announce + events)
+    transaction.on_commit(broadcast.lobby_changed)
+    return game
+
+
+def _transition(
+    table: Table, game: Game, action: dict[str, Any], now: datetime.datetime
+) -> list[dict[str, Any]]:
+    """Apply one action to the game in play and persist everything it changed."""
+    try:
+        state, events = engine.apply(game.state, action)
+    except RulesError as error:
+        raise PlayError(error.code, _rules_message(error, game)) from error
+    game.state = state
+    game.actions = [*game.actions, action]
+    GameEvent.objects.create(game=game, version=state["version"], action=action, events=events)
+    _after(table, game, now)
+    _touch(table, game, events)
+    return events
+
+
+def _after(table: Table, game: Game, now: datetime.datetime) -> None:
+    """Chips, then the end of the game or the next decision's deadline; saves the game."""
+    state = game.state
+    _sync_chips(game, void=False)
+    if state["finished"]:
+        _end_game(table, game, now, status=Game.Status.FINISHED)
+        return
+    turn = engine.legal_actions(state)
+    seat_id = turn["seat"] if turn else ""
+    game.deadline_seat = seat_id
+    game.grace_version = None
+    entry = game.player_entry(seat_id) or {}
+    seat = _seat_row(table, entry)
+    module = engine.variant_module(game.variant)
+    if entry.get("ai"):
+        wait: float | None = settings.AI_DECISION_SECONDS
+    elif seat is None or seat.leaving:
+        wait = 0
+    elif module.CLOCK:
+        wait = table.decision_seconds
+    else:
+        wait = None  # solo: the player takes their time
+    if game.paused:
+        game.deadline = None
+        game.paused_remaining_ms = int((wait or 0) * 1000)
+    else:
+        game.deadline = None if wait is None else now + _seconds(wait)
+    game.save()
+
+
+def _seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:
+    if not entry:
+        return None
+    return table.seats.filter(number=entry["number"]).first()
+
+
+def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -> None:
+    """The record is over: settle chips, reveal the seed (no card depends on it any more),
+    store the hand record's result, free the seats of those who left, and schedule the
+    next game where play goes on by itself."""
+    voided = status == Game.Status.VOIDED
+    _sync_chips(game, void=voided)
+    game.status = status
+    game.finished_at = now
+    game.deadline = None
+    game.deadline_seat = ""
+    game.paused_remaining_ms = None
+    game.result = replay(game_record(game))["result"]
+    game.save()
+    table.seats.filter(leaving=True).delete()
+    reason = next(
+        (e.get("reason") for e in _last_events(game) if e.get("type") == "finished"), None
+    )
+    if (
+        not voided
+        and table.variant in _CONTINUOUS
+        and game.state["finished"]
+        and reason not in _DEAD_ENDS
+    ):
+        table.next_game_at = now + _seconds(settings.GAME_INTERLUDE_SECONDS)
+    else:
+        table.next_game_at = None
+    transaction.on_commit(broadcast.lobby_changed)
+
+
+def _last_events(game: Game) -> list[dict[str, Any]]:
+    event = GameEvent.objects.filter(game=game).order_by("-version").first()
+    return list(event.events) if event else []
+
+
+def _sync_chips(game: Game, *, void: bool) -> None:
+    """Keep the game's escrow equal to the chips in play, through the one ledger function.
+
+    A seat that began with c chips holds c + deltas − in_play (games.engine.in_play), so
+    its net chips in escrow are in_play − deltas. Whatever differs from what is already
+    escrowed moves now, into the escrow first so it never runs short; the idempotency key
+    is (game, engine version, seat), so a retried settlement never pays twice. Voiding
+    returns what is in play to whoever staked it; settled results stand.
+    """
+    if not game.table.variant_spec.stakes_chips:
+        return
+    state = game.state
+    staked = {} if void else engine.in_play(state)
+    target = {sid: staked.get(sid, 0) - state["deltas"][sid] for sid in game.seat_ids}
+    moves = sorted(
+        ((sid, target[sid] - game.escrowed.get(sid, 0)) for sid in game.seat_ids),
+        key=lambda move: -move[1],
+    )
+    escrow = None
+    for sid, amount in moves:
+        if amount == 0:
+            continue
+        if escrow is None:
+            escrow = escrow_account(f"escrow:game:{game.pk}")
+        entry = game.player_entry(sid)
+        assert entry is not None and entry["user"] is not None
+        wallet = Account.objects.get(owner_id=entry["user"], kind=Account.Kind.PLAYER)
+        key = f"game:{game.pk}:v{state['version']}:{sid}" + (":void" if void else "")
+        common = {"idempotency_key": key, "round_ref": f"game:{game.pk}", "game": game}
+        try:
+            if amount > 0:
+                chips_transfer(
+                    source=wallet,
+                    destination=escrow,
+                    amount=amount,
+                    reason=LedgerEntry.Reason.STAKE,
+                    **common,
+                )
+            else:
+                reason = LedgerEntry.Reason.REFUND if void else LedgerEntry.Reason.PAYOUT
+                chips_transfer(
+                    source=escrow, destination=wallet, amount=-amount, reason=reason, **common
+                )
+        except ChipsError as error:
+            raise PlayError(error.code, error.message) from error
+    game.escrowed = target
+
+
+def _rules_message(error: RulesError, game: Game) -> str:
+    """The engine's refusal in the player's language, naming only what the acting seat
+    may know (its own legal moves)."""
+    turn = engine.legal_actions(game.state)
+    names = ", ".join(a["action"] for a in turn["actions"]) if turn else ""
+    if error.code == "not_your_turn":
+        return _("Сейчас не ваш ход.")
+    if error.code == "bad_amount":
+        return _("Такую ставку сделать нельзя: %(detail)s") % {"detail": _allowed(turn)}
+    if error.code == "illegal_action":
+        if not turn:
+            return _("Сейчас ходов нет.")
+        return _("Этот ход сейчас невозможен; можно: %(names)s.") % {"names": names}
+    return _("Ход не принят (%(code)s).") % {"code": error.code}
+
+
+def _allowed(turn: dict[str, Any] | None) -> str:
+    for entry in (turn or {}).get("actions", []):
+        if "amounts" in entry:
+            return _("можно %(list)s.") % {"list": ", ".join(map(str, entry["amounts"]))}
+        if "min" in entry:
+            return _("от %(min)d до %(max)d.") % {"min": entry["min"], "max": entry["max"]}
+    return ""
+
+
+# What a client may send with an action, per argument name.
+_ACTION_ARGUMENTS = ("amount", "position", "target")
+
+
+def game_act(
+    *, table: Table, player: Any, action: dict[str, Any], version: int | None
+) -> dict[str, Any]:
+    """A seated player's move. An overdue deadline is played first (in its own
+    transaction, so it stands whatever happens to this move)."""
+    _apply_due(table.pk, _now())
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        game = _playing(table)
+        if game is None:
+            raise PlayError("no_game", _("Сейчас за столом нет игры."))
+        if version is not None and version != table.version:
+            raise PlayError(
+                "stale_version",
+                _("Стол изменился (версия %(now)d, у вас %(yours)d): вот свежее состояние.")
+                % {"now": table.version, "yours": version},
+            )
+        seat = table.seats.filter(player=player).select_related("player").first()
+        if seat is None or seat.seat_id not in game.seat_ids:
+            raise PlayError("not_seated", _("Вы не играете в этой игре."))
+        if game.paused:
+            raise PlayError("paused", _("Игра на паузе."))
+        name = action.get("action")
+        if table.variant == SOLO and name == "new_game":
+            return _solo_new_game(table, game)
+        if name == "remove" or name == "timeout" or (name == "cut" and table.variant != SALON):
+            raise PlayError("illegal_action", _("Этот ход нельзя сделать самому."))
+        move = {"seat": seat.seat_id, "action": name}
+        move.update({k: action[k] for k in _ACTION_ARGUMENTS if k in action})
+        _transition(table, game, move, _now())
+        return {"version": table.version}
+
+
+def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
+    """«Новая игра»: the current game's record ends (its seed is revealed) and a fresh game
+    with a fresh seed begins. Refused while a confirmed bet is in play (rules/solo.md)."""
+    if game.state.get("bet") is not None:
+        raise PlayError("illegal_action", _("Новую игру нельзя начать, пока ставка в игре."))
+    now = _now()
+    _end_game(table, game, now, status=Game.Status.FINISHED)
+    _start(table, now)
+    return {"version": table.version}
+
+
+@transaction.atomic
+def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
+    """«Новая игра» at a solo table between games (after a game is over)."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    if not table.seats.filter(player=player).exists():
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
+    game = _playing(table)
+    if game is not None:
+        return _solo_new_game(table, game)
+    _start(table, _now())
+    return {"version": table.version}
+
+
+@transaction.atomic
+def session_end(*, table: Table, player: Any) -> dict[str, Any]:
+    """Blackjack: the player ends the training session (a round in play counts nothing)."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    if table.variant != BLACKJACK:
+        raise PlayError("illegal_action", _("Сессия бывает только в блэкджеке."))
+    if not table.seats.filter(player=player).exists():
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
+    game = _playing(table)
+    if game is None:
+        raise PlayError("no_game", _("Сейчас за столом нет игры."))
+    _end_game(table, game, _now(), status=Game.Status.FINISHED)
+    table.next_game_at = None
+    table.save(update_fields=["next_game_at"])
+    _touch(table, game, [{"type": "session_end"}])
+    return {"version": table.version}
+
+
+@transaction.atomic
+def game_pause(*, table: Table, by: Any) -> dict[str, Any]:
+    """Every clock stops; the running decision's remaining time is kept."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    _require_host(table, by)
+    game = _playing(table)
+    if game is None:
+        raise PlayError("no_game", _("Сейчас за столом нет игры."))
+    if game.paused:
+        return {"version": table.version}
+    now = _now()
+    left = 0 if game.deadline is None else max(0, (game.deadline - now).total_seconds())
+    game.paused_remaining_ms = int(left * 1000)
+    game.deadline = None
+    game.save(update_fields=["paused_remaining_ms", "deadline"])
+    _touch(table, game, [{"type": "paused"}])
+    return {"version": table.version}
+
+
+@transaction.atomic
+def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    _require_host(table, by)
+    game = _playing(table)
+    if game is None or not game.paused:
+        raise PlayError("not_paused", _("Игра не на паузе."))
+    clockless = not engine.variant_module(game.variant).CLOCK and not game.deadline_seat.startswith(
+        "ai:"
+    )
+    remaining = game.paused_remaining_ms or 0
+    game.paused_remaining_ms = None
+    game.deadline = None if clockless else _now() + datetime.timedelta(milliseconds=remaining)
+    game.save(update_fields=["paused_remaining_ms", "deadline"])
+    _touch(table, game, [{"type": "resumed"}])
+    return {"version": table.version}
+
+
+# --- deadlines -------------------------------------------------------------------------
+
+
+def deadlines_sweep(*, now: datetime.datetime) -> int:
+    """Play every decision whose deadline has passed (the rules' timeout, or an AI seat's
+    choice) and start every game whose interlude is over; returns how many it played.
+
+    Called every second by Celery beat (tables.tasks.sweep_deadlines) or, in embedded
+    mode, by the in-process ticker. Safe with several sweepers at once: each table is
+    locked with SKIP LOCKED and its deadline re-read under the lock, so a decision is
+    played once.
+    """
+    applied = 0
+    due = Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
+    for table_id in list(due.values_list("table_id", flat=True)):
+        applied += _apply_due(table_id, now)
+    starting = Table.objects.filter(status=Table.Status.OPEN, next_game_at__lte=now)
+    for table_id in list(starting.values_list("pk", flat=True)):
+        applied += _start_due(table_id, now)
+    return applied
+
+
+def _locked_or_skip(table_id: int) -> Table | None:
+    return Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
+
+
+def _apply_due(table_id: int, now: datetime.datetime) -> int:
+    with transaction.atomic():
+        table = _locked_or_skip(table_id)
+        if table is None:
+            return 0  # another sweeper (or a move) holds this table right now
+        game = _playing(table)
+        if game is None or game.deadline is None or game.deadline > now:
+            return 0
+        seat_id = game.deadline_seat
+        entry = game.player_entry(seat_id) or {}
+        if entry.get("ai"):
+            turn = engine.legal_actions(game.state)
+            assert turn is not None and turn["seat"] == seat_id
+            view = engine.view(game.state, seat_id)
+            action = choose_action(game.variant, entry["ai"], view, turn["actions"])
+        else:
+            action = {"seat": seat_id, "action": "timeout"}
+        _transition(table, game, action, now)
+        return 1
+
+
+def _start_due(table_id: int, now: datetime.datetime) -> int:
+    with transaction.atomic():
+        table = _locked_or_skip(table_id)
+        if table is None or table.next_game_at is None or table.next_game_at > now:
+            return 0
+        table.next_game_at = None
+        try:
+            with transaction.atomic():
+                _start(table, now)
+        except PlayError:
+            table.save(update_fields=["next_game_at"])
+            _touch(table, _latest(table), [{"type": "waiting_for_players"}])
+            return 0
+        return 1
+
+
+# --- connections -----------------------------------------------------------------------
+
+
+@transaction.atomic
+def presence_join(*, table: Table, user: Any, channel_name: str) -> None:
+    Presence.objects.update_or_create(
+        channel_name=channel_name, defaults={"table": table, "user": user}
+    )
+    seat = table.seats.filter(player=user).first()
+    if seat is not None:
+        transaction.on_commit(
+            lambda: broadcast.send_presence(
+                table.pk,
+                {
+                    "type": "presence",
+                    "version": table.version,
+                    "seat": seat.seat_id,
+                    "connected": True,
+                },
+            )
+        )
+
+
+@transaction.atomic
+def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
+    """A connection closed. If it was the player's last one and their decision is
+    running, the table's reconnect grace counts from now (once per decision)."""
+    Presence.objects.filter(channel_name=channel_name).delete()
+    if Presence.objects.filter(table=table, user=user).exists():
+        return
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    seat = table.seats.filter(player=user).select_related("player").first()
+    if seat is None:
+        return
+    sid = seat.seat_id
+    game = _playing(table)
+    now = _now()
+    grace = table.reconnect_grace_seconds
+    if (
+        game is not None
+        and game.deadline_seat == sid
+        and game.deadline is not None
+        and grace > 0
+        and game.grace_version != game.state["version"]
+    ):
+        game.grace_version = game.state["version"]
+        game.deadline = max(game.deadline, now + _seconds(grace))
+        game.save(update_fields=["grace_version", "deadline"])
+        _touch(table, game, [{"type": "away", "seat": sid}])
+        return
+    version = table.version
+    transaction.on_commit(
+        lambda: broadcast.send_presence(
+            table.pk, {"type": "presence", "version": version, "seat": sid, "connected": False}
+        )
+    )
+
+
+# --- broadcasting ----------------------------------------------------------------------
+
+
+def _touch(table: Table, game: Game | None, events: list[dict[str, Any]]) -> None:
+    """A new table version: save it and, once committed, send each viewer its frame."""
+    table.version += 1
+    table.save(update_fields=["version", "next_game_at"])
+    shown = game if game is not None else _latest(table)
+    seats = list(table.seats.select_related("player").order_by("number"))
+    online = set(Presence.objects.filter(table=table).values_list("user_id", flat=True))
+    common = {"table": table, "seats": seats, "connected": online, "game": shown}
+    players = {
+        s.player_id: frame("update", seat=s.seat_id, events=events, **common)
+        for s in seats
+        if s.player_id is not None
+    }
+    spectator = frame("update", seat=None, events=events, **common)
+    table_id = table.pk
+    transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
+
+
+def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
+    """The full picture for one connection (on connect, on a gap, after a refusal)."""
+    seats = list(table.seats.select_related("player").order_by("number"))
+    seat_id = next(
+        (s.seat_id for s in seats if user is not None and s.player_id == getattr(user, "pk", 0)),
+        None,
+    )
+    playing = Game.objects.filter(table=table, status=Game.Status.PLAYING).first()
+    online = set(Presence.objects.filter(table=table).values_list("user_id", flat=True))
+    return frame(
+        "snapshot",
+        table=table,
+        seats=seats,
+        connected=online,
+        game=playing or _latest(table),
+        seat=seat_id,
+    )
+
+
+# --- idempotent commands ---------------------------------------------------------------
+
+
+def command_once(
+    *, user: Any, table: Table, client_id: str, run: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """Run a client's command once per (user, table, id): a resend of an id that was
+    accepted gets the first answer (``"repeat": true``) and changes nothing. A refused
+    command stores nothing (it changed nothing), so it may be sent again."""
+    stored = ClientCommand.objects.filter(user=user, table=table, client_id=client_id).first()
+    if stored is not None:
+        return {**stored.outcome, "repeat": True}
+    with transaction.atomic():
+        outcome = run()
+        try:
+            with transaction.atomic():
+                ClientCommand.objects.create(
+                    user=user, table=table, client_id=client_id, outcome=outcome
+                )
+        except IntegrityError:
+            # The same id from another tab won the race; its outcome is the answer, and
+            # this attempt's changes roll back with the outer transaction.
+            raise _Repeat() from None
+    return outcome
+
+
+class _Repeat(Exception):
+    pass
+
+
+def command_run(
+    *, user: Any, table: Table, client_id: str, run: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    _apply_due(table.pk, _now())  # an overdue decision is played before anything else
+    try:
+        return command_once(user=user, table=table, client_id=client_id, run=run)
+    except _Repeat:
+        stored = ClientCommand.objects.get(user=user, table=table, client_id=client_id)
+        return {**stored.outcome, "repeat": True}
+
+
+# --- records ---------------------------------------------------------------------------
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """The game's hand record (specs/hand-record.md), with the seed: for the server's own
+    use until the game is over (`public_record` is what players get)."""
+    state = game.state
+    unsettled = 0 if state["finished"] else 1
+    options = dict(game.options)
+    if game.variant == SALON:
+        options.update(deals=max(1, len(state["rounds"]) + unsettled), cut=True)
+    elif game.variant == BANKER36:
+        options["banks"] = 1
+    elif game.variant == BLACKJACK:
+        options = {"rounds": max(1, len(state["rounds"]) + unsettled)}
+    chips = game.table.variant_spec.stakes_chips
+    record: dict[str, Any] = {
+        "variant": game.variant,
+        "options": options,
+        "seats": [
+            {"id": p["id"], **({"chips": p["chips"]} if chips else {})} for p in game.players
+        ],
+    }
+    if game.first_banker:
+        record["first_banker"] = game.first_banker
+    record["seed"] = game.seed
+    record["fairness"] = fairness_object(game.seed, game.commitment, _context(game))
+    record["actions"] = list(game.actions)
+    return record
+
+
+def _context(game: Game) -> dict[str, Any]:
+    return {"table": game.table_id, "game": game.number, "variant": game.variant}
+
+
+def public_record(game: Game) -> dict[str, Any]:
+    """What a player may download: the record with its result once the game is over; the
+    seed stays out while the game is in play."""
+    record = game_record(game)
+    if game.is_playing:
+        record.pop("seed")
+        record["fairness"] = fairness_object(None, game.commitment, _context(game))
+        record["result"] = None
+    else:
+        record["result"] = game.result
+    record["table"] = {"id": game.table_id, "game": game.number, "status": game.status}
+    return record

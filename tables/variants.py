@@ -38,6 +38,12 @@ class Variant:
     def stakes_chips(self) -> bool:
         return self.currency == "chips"
 
+    @property
+    def entry_limit_in_rules(self) -> bool:
+        """`banker36`'s rules name the entry limit (an engine option); `salon`'s is the
+        platform's own seating rule."""
+        return self.key == BANKER36
+
 
 CLASSIC = "classic"
 SALON = "salon"

@@ -39,6 +39,10 @@ Every variant module provides:
 ``view(state, seat | None) -> dict``
     What that seat may see: hidden cards absent (not masked), the stock, the source and
     the seed never included.
+``in_play(state) -> dict[str, int]`` (optional; variants that stake chips)
+    Chips staked and not yet settled, by the seat they belong to (`banker36`'s bank and
+    the bet in play, `salon`'s bets of the deal). The live tables keep the chip ledger's
+    escrow equal to it (`games.engine.in_play`).
 ``final(state) -> dict``
     The record's ``result.final`` object.
 

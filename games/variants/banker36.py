@@ -497,5 +497,17 @@ def _copy_unit(unit: dict[str, Any]) -> dict[str, Any]:
     return {**unit, "hands": [{**hand, "cards": list(hand["cards"])} for hand in unit["hands"]]}
 
 
+def in_play(state: State) -> dict[str, int]:
+    """Chips on the table, by owner: the bank (the banker's until a collection settles it)
+    and the bet of the duel in progress."""
+    staked: dict[str, int] = {}
+    if state["bank"]:
+        staked[state["banker"]] = state["bank"]
+    circle: dict[str, Any] | None = state["circle"]
+    if circle is not None and circle["bet"] is not None:
+        staked[circle["order"][circle["turn"]]] = circle["bet"]
+    return staked
+
+
 def final(state: State) -> dict[str, Any]:
     return {"bank": state["bank"], "stuk_called": state["stuk_called"]}

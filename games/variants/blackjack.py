@@ -82,11 +82,18 @@ def _closed(hand: str) -> str:
 
 
 def setup(state: State, options: dict[str, Any], first_banker: str | None) -> list[Event]:
-    unknown = sorted(set(options) - {"rounds"})
+    unknown = sorted(set(options) - {"rounds", "one_shoe"})
     if unknown:
         raise RulesError(
-            BAD_RECORD, f"unknown blackjack option(s) {', '.join(unknown)}: the only one is rounds"
+            BAD_RECORD,
+            f"unknown blackjack option(s) {', '.join(unknown)}: the options are rounds "
+            "and one_shoe",
         )
+    # `one_shoe` (live tables: one hand record and one seed per shoe) ends the record
+    # before a round that would need a new shoe; a stored record states it as `rounds`.
+    one_shoe = options.get("one_shoe", False)
+    if type(one_shoe) is not bool:
+        raise RulesError(BAD_RECORD, "one_shoe must be true or false")
     rounds = options.get("rounds", DEFAULT_ROUNDS)
     if type(rounds) is not int or rounds < 1:
         raise RulesError(BAD_RECORD, f"rounds must be a whole number ≥ 1, not {rounds!r}")
@@ -96,7 +103,7 @@ def setup(state: State, options: dict[str, Any], first_banker: str | None) -> li
     for seat in seats:
         if seat["id"] == DEALER:
             raise RulesError(BAD_RECORD, f"{DEALER!r} is the dealer's name, not a seat id")
-    state["options"] = {"rounds": rounds}
+    state["options"] = {"rounds": rounds, **({"one_shoe": True} if one_shoe else {})}
     state["round"] = 0
     state["hands"] = []
     state["turn"] = None
@@ -145,7 +152,10 @@ def _run(state: State, events: list[Event]) -> None:
         if _next_hand(state, events):
             return
         _dealer_and_settle(state, events)
-        if state["round"] >= rounds:
+        shoe_end = (
+            state["options"].get("one_shoe", False) and shoe.remaining(state) < RESHUFFLE_BELOW
+        )
+        if state["round"] >= rounds or shoe_end:
             state["finished"] = True
             state["turn"] = None
             events.append({"type": "finished", "balances": dict(state["deltas"])})

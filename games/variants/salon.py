@@ -31,7 +31,16 @@ CLOCK = True
 ACTIONS: frozenset[str] = frozenset({"bet", "hit", "stand", "timeout", "cut"})
 HOST_ACTIONS: frozenset[str] = frozenset()
 
-DEFAULT_OPTIONS: dict[str, Any] = {"min_bet": 10, "max_bet": 100, "deals": 1, "cut": False}
+# `one_shoe` is for live tables, which keep one hand record (and one seed) per shoe: the
+# record ends where its shoe does (a short banker or the shoe's end), instead of passing
+# the bank and shuffling a new shoe. A stored record states the same play as `deals`.
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "min_bet": 10,
+    "max_bet": 100,
+    "deals": 1,
+    "cut": False,
+}
+LIVE_OPTIONS: dict[str, Any] = {"one_shoe": False}  # stored only when given
 MIN_SEATS = 2
 MAX_SEATS = 10
 DECK_KIND = "standard52"
@@ -58,12 +67,12 @@ def _whole(value: object) -> TypeGuard[int]:
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
+    unknown = sorted(set(options) - set(DEFAULT_OPTIONS) - set(LIVE_OPTIONS))
     if unknown:
         raise RulesError(
             BAD_RECORD,
             f"unknown salon option(s) {', '.join(unknown)}: the options are "
-            "min_bet, max_bet, deals and cut",
+            "min_bet, max_bet, deals, cut and one_shoe",
         )
     opts = {**DEFAULT_OPTIONS, **options}
     if not _whole(opts["min_bet"]) or opts["min_bet"] < 1:
@@ -74,8 +83,9 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
         )
     if not _whole(opts["deals"]) or opts["deals"] < 1:
         raise RulesError(BAD_RECORD, "options.deals must be a whole number ≥ 1")
-    if type(opts["cut"]) is not bool:
-        raise RulesError(BAD_RECORD, "options.cut must be true or false")
+    for flag in ("cut", *(name for name in LIVE_OPTIONS if name in opts)):
+        if type(opts[flag]) is not bool:
+            raise RulesError(BAD_RECORD, f"options.{flag} must be true or false")
     return opts
 
 
@@ -180,10 +190,16 @@ def _begin_deal(state: State, events: list[Event]) -> None:
         holder = _holder(state, [banker, *_round_from_left(state, banker)])
         reason = "lot"
     elif not _can_hold_bank(state, banker):
+        if opts.get("one_shoe"):
+            _finish(state, events, "banker_short")
+            return
         holder = _holder(state, _round_from_left(state, banker))
         fresh, reason = True, "banker_short"
     elif shoe.remaining(state) < CARDS_PER_HAND * (len(_ponters_in(state, banker)) + 1):
         events.append({"type": "shoe_end", "remaining": shoe.remaining(state)})
+        if opts.get("one_shoe"):
+            _finish(state, events, "shoe_end")
+            return
         holder = _holder(state, [*_round_from_left(state, banker), banker])
         fresh, reason = True, "shoe_end"
     if holder != banker or (fresh and reason != "lot"):
@@ -504,6 +520,12 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
 def _copy_unit(unit: dict[str, Any]) -> dict[str, Any]:
     hands = [{**hand, "cards": list(hand["cards"])} for hand in unit["hands"]]
     return {**unit, "hands": hands}
+
+
+def in_play(state: State) -> dict[str, int]:
+    """The bets of the deal in progress: staked, not yet settled."""
+    deal = state["deal"]
+    return dict(deal["bets"]) if deal is not None else {}
 
 
 def final(state: State) -> dict[str, Any]:

@@ -1,0 +1,86 @@
+"""Helpers for live-table tests: play a table through its services, check the ledger."""
+
+from __future__ import annotations
+
+import datetime
+import random
+from typing import Any
+
+from django.db.models import Sum
+from django.utils import timezone
+
+from accounts.models import Account, LedgerEntry
+from accounts.services import GRANTS_ACCOUNT_CODE
+from games import engine
+from tables import services
+from tables.models import Game, Table
+
+
+def conservation_holds() -> bool:
+    """Every wallet plus every escrow equals what grants put in."""
+    held = Account.objects.exclude(kind=Account.Kind.SYSTEM).aggregate(s=Sum("balance"))["s"] or 0
+    granted = -Account.objects.get(code=GRANTS_ACCOUNT_CODE).balance
+    return bool(held == granted)
+
+
+def escrows_empty() -> bool:
+    return not Account.objects.filter(kind=Account.Kind.ESCROW).exclude(balance=0).exists()
+
+
+def playing(table: Table) -> Game | None:
+    return Game.objects.filter(table=table, status=Game.Status.PLAYING).first()
+
+
+def latest(table: Table) -> Game:
+    return Game.objects.filter(table=table).order_by("-number").first()
+
+
+def user_of(game: Game, seat_id: str, users: dict[int, Any]) -> Any:
+    entry = game.player_entry(seat_id)
+    assert entry is not None
+    return users[entry["user"]]
+
+
+def random_move(game: Game, rng: random.Random) -> dict[str, Any]:
+    turn = engine.legal_actions(game.state)
+    assert turn is not None
+    choice = rng.choice(turn["actions"])
+    move: dict[str, Any] = {"action": choice["action"]}
+    if "amounts" in choice:
+        move["amount"] = rng.choice(choice["amounts"])
+    elif "min" in choice:
+        key = "position" if choice["action"] == "cut" else "amount"
+        move[key] = rng.randint(choice["min"], choice["max"])
+    return move
+
+
+def play_game_randomly(table: Table, users: dict[int, Any], rng: random.Random, limit=2000):
+    """Play the game in play to its end with random legal moves of the seats on turn."""
+    game = playing(table)
+    assert game is not None
+    number = game.number
+    for _ in range(limit):
+        game = playing(table)
+        if game is None or game.number != number:
+            return latest(table) if game is None else Game.objects.get(table=table, number=number)
+        seat_id = engine.legal_actions(game.state)["seat"]
+        entry = game.player_entry(seat_id)
+        if entry["ai"]:
+            sweep_after(game.deadline)
+            continue
+        move = random_move(game, rng)
+        if move["action"] == "new_game":
+            move = {"action": "next_round"} if game.state.get("phase") == "over" else move
+        services.game_act(
+            table=table, player=users[entry["user"]], action=move, version=None
+        )
+    raise AssertionError("the game did not end")
+
+
+def sweep_after(moment: datetime.datetime | None, seconds: float = 0.001) -> int:
+    now = (moment or timezone.now()) + datetime.timedelta(seconds=seconds)
+    return services.deadlines_sweep(now=now)
+
+
+def ledger_for(game: Game) -> list[LedgerEntry]:
+    return list(LedgerEntry.objects.filter(game=game).order_by("id"))

@@ -1,0 +1,66 @@
+import random
+
+import pytest
+
+from accounts.services import wallet_for
+from games.record import replay
+from tables import services
+from tables.models import Game
+from tests.tables.live_helpers import (
+    conservation_holds,
+    escrows_empty,
+    play_game_randomly,
+    playing,
+)
+
+
+@pytest.mark.django_db
+def test_banker36_bank_played_through_services_moves_chips_through_escrow(make_user, settings):
+    settings.GAME_INTERLUDE_SECONDS = 0
+    ann, bob = make_user("ann"), make_user("bob")
+    table = services.table_create(variant="banker36", name="B", stake=10, entry_limit=100)
+    services.seat_take(table=table, player=ann)
+    services.seat_take(table=table, player=bob)
+    services.game_start(table=table, by=make_user("host", is_staff=True))
+    game = playing(table)
+    assert game is not None
+    rng = random.Random(1)
+    finished = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, rng)
+    assert finished.status == Game.Status.FINISHED
+    assert conservation_holds() and escrows_empty()
+    record = services.game_record(finished)
+    assert replay(record)["result"] == finished.result
+    total = wallet_for(ann).balance + wallet_for(bob).balance
+    assert total == 20_000
+    assert wallet_for(ann).balance - 10_000 == finished.result["deltas"]["ann"]
+
+
+VARIANT_TABLES = {
+    "classic": ({"match_length": 5}, 2, ["easy"]),
+    "salon": ({"min_bet": 10, "max_bet": 100, "entry_limit": 100}, 3, []),
+    "solo": ({}, 1, []),
+    "blackjack": ({}, 1, ["hard", "medium"]),
+    "banker36": ({"stake": 10, "entry_limit": 100}, 3, []),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("variant", sorted(VARIANT_TABLES))
+def test_every_variant_plays_a_whole_game_live_and_its_record_replays(variant, make_user, settings):
+    settings.GAME_INTERLUDE_SECONDS = 0
+    fields, humans, ais = VARIANT_TABLES[variant]
+    host = make_user("host")
+    table = services.table_create(variant=variant, name=variant, created_by=host, **fields)
+    users = {}
+    for n in range(humans):
+        user = host if n == 0 else make_user(f"p{n}")
+        users[user.pk] = user
+        services.seat_take(table=table, player=user)
+    for level in ais:
+        services.ai_seat_add(table=table, by=host, level=level)
+    if playing(table) is None:
+        services.game_start(table=table, by=host)
+    finished = play_game_randomly(table, users, random.Random(7))
+    assert finished.status == Game.Status.FINISHED
+    assert replay(services.game_record(finished))["result"] == finished.result
+    assert conservation_holds() and escrows_empty()

@@ -1,0 +1,77 @@
+"""Channels test clients for the live-table WebSocket (session cookies, raw frames)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+
+
+def session_cookie(user: Any) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+class TableClient:
+    """One WebSocket connection to a table; keeps every raw frame it received."""
+
+    def __init__(self, table_id: int, cookie: bytes | None = None, query: str = "") -> None:
+        headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+        if cookie:
+            headers.append((b"cookie", cookie))
+        path = f"/ws/tables/{table_id}/" + (f"?{query}" if query else "")
+        self.comm = WebsocketCommunicator(application, path, headers=headers)
+        self.raw: list[str] = []
+        self.frames: list[dict[str, Any]] = []
+        self.counter = 0
+
+    @classmethod
+    async def open(cls, table_id: int, user: Any = None, query: str = "") -> TableClient:
+        cookie = await database_sync_to_async(session_cookie)(user) if user else None
+        client = cls(table_id, cookie, query)
+        connected, _ = await client.comm.connect()
+        assert connected
+        return client
+
+    async def recv(self, timeout: float = 5) -> dict[str, Any]:
+        text = await self.comm.receive_from(timeout=timeout)
+        self.raw.append(text)
+        message = json.loads(text)
+        self.frames.append(message)
+        return message
+
+    async def recv_until(self, predicate, timeout: float = 5, limit: int = 200) -> dict[str, Any]:
+        for _ in range(limit):
+            message = await self.recv(timeout)
+            if predicate(message):
+                return message
+        raise AssertionError("no such frame")
+
+    async def drain(self, timeout: float = 0.2) -> list[dict[str, Any]]:
+        got = []
+        while True:
+            try:
+                got.append(await self.recv(timeout))
+            except Exception:
+                return got
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.comm.send_to(text_data=json.dumps(message))
+
+    async def command(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a command with a fresh id and wait for its ack or error."""
+        self.counter += 1
+        cid = f"c{self.counter}"
+        await self.send({"type": kind, "id": cid, **fields})
+        return await self.recv_until(
+            lambda m: m.get("id") == cid and m["type"] in ("ack", "error")
+        )
+
+    async def close(self) -> None:
+        await self.comm.disconnect()
