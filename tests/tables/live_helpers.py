@@ -71,9 +71,7 @@ def play_game_randomly(table: Table, users: dict[int, Any], rng: random.Random, 
         move = random_move(game, rng)
         if move["action"] == "new_game":
             move = {"action": "next_round"} if game.state.get("phase") == "over" else move
-        services.game_act(
-            table=table, player=users[entry["user"]], action=move, version=None
-        )
+        services.game_act(table=table, player=users[entry["user"]], action=move, version=None)
     raise AssertionError("the game did not end")
 
 

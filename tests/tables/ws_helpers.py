@@ -69,9 +69,7 @@ class TableClient:
         self.counter += 1
         cid = f"c{self.counter}"
         await self.send({"type": kind, "id": cid, **fields})
-        return await self.recv_until(
-            lambda m: m.get("id") == cid and m["type"] in ("ack", "error")
-        )
+        return await self.recv_until(lambda m: m.get("id") == cid and m["type"] in ("ack", "error"))
 
     async def close(self) -> None:
         await self.comm.disconnect()
