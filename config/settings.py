@@ -121,7 +121,8 @@ else:
     # sync_to_async thread would keep its own); raise it only behind a pooler.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-DATABASES["default"]["TEST"] = {"NAME": "test_twentyone"}
+# The test database's name: set it apart to run two test sessions on one machine at once.
+DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME", default="test_twentyone")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

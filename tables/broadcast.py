@@ -56,4 +56,15 @@ def send_presence(table_id: int, message: dict[str, Any]) -> None:
 
 
 def lobby_changed() -> None:
-    _send(LOBBY_GROUP, {"type": "lobby.changed"})
+    """Send the lobby's new table list, built once here in every language (each lobby
+    connection picks its own), not once per connection."""
+    from django.conf import settings
+    from django.utils import translation
+
+    from tables.selectors import lobby_payload
+
+    tables = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            tables[code] = lobby_payload()
+    _send(LOBBY_GROUP, {"type": "lobby.changed", "tables": tables})

@@ -94,7 +94,8 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         )
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "lobby", "tables": await self._tables()})
+        tables = event["tables"].get(_language(self.scope)) or await self._tables()
+        await self.send_json({"type": "lobby", "tables": tables})
 
     @database_sync_to_async  # type: ignore[misc]
     def _tables(self) -> list[dict[str, Any]]:
@@ -332,6 +333,8 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self._send(event["frame"])
 
     async def _send(self, message: dict[str, Any]) -> None:
+        if "version" not in message:  # every server message carries the table's version
+            message = {**message, "version": await self._version()}
         await self.send(text_data=json.dumps(message, ensure_ascii=False))
 
     async def _send_snapshot(self) -> None:
@@ -364,8 +367,8 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         return Table.objects.filter(pk=self.table_id).first()
 
     @database_sync_to_async  # type: ignore[misc]
-    def _version(self) -> int:
-        return int(Table.objects.filter(pk=self.table_id).values_list("version", flat=True)[0])
+    def _version(self) -> int | None:
+        return Table.objects.filter(pk=self.table_id).values_list("version", flat=True).first()
 
     @database_sync_to_async  # type: ignore[misc]
     def _may_watch_private(self, table: Table) -> bool:
