@@ -46,6 +46,7 @@ def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) ->
                 "ready": seat.ready,
                 "leaving": seat.leaving,
                 "connected": seat.is_ai or seat.player_id in online,
+                "away_since": epoch_ms(seat.away_since),
             }
             for seat in seats
         ],

@@ -251,6 +251,9 @@ class Seat(models.Model):
     # Stood up during a game: the seat's decisions time out at once and the row goes when
     # the game ends (chips in play stay where the rules put them).
     leaving = models.BooleanField(_("уходит"), default=False)
+    # Since when the player has had no open connection (None while connected): a player
+    # away longer than the reconnect grace is stood up before the next game starts.
+    away_since = models.DateTimeField(_("нет на связи с"), null=True, blank=True)
     seated_at = models.DateTimeField(_("сел"), auto_now_add=True)
 
     class Meta:

@@ -797,6 +797,7 @@ def _start_due(table_id: int, now: datetime.datetime) -> int:
         if table is None or table.next_game_at is None or table.next_game_at > now:
             return 0
         table.next_game_at = None
+        _stand_up_absent(table, now)
         try:
             with transaction.atomic():
                 _start(table, now)
@@ -805,6 +806,22 @@ def _start_due(table_id: int, now: datetime.datetime) -> int:
             _touch(table, _latest(table), [{"type": "waiting_for_players"}])
             return 0
         return 1
+
+
+def _stand_up_absent(table: Table, now: datetime.datetime) -> None:
+    """Before a game that starts by itself: players gone longer than the reconnect grace
+    lose their seats, so a table of absent players does not play on for ever."""
+    cutoff = now - _seconds(table.reconnect_grace_seconds)
+    gone = list(table.seats.filter(away_since__lt=cutoff).select_related("player"))
+    for seat in gone:
+        seat.delete()
+    if gone:
+        _touch(
+            table,
+            _latest(table),
+            [{"type": "stood_up", "seat": s.seat_id, "reason": "away"} for s in gone],
+        )
+        transaction.on_commit(broadcast.lobby_changed)
 
 
 # --- connections -----------------------------------------------------------------------
@@ -817,6 +834,9 @@ def presence_join(*, table: Table, user: Any, channel_name: str) -> None:
     )
     seat = table.seats.filter(player=user).first()
     if seat is not None:
+        if seat.away_since is not None:
+            seat.away_since = None
+            seat.save(update_fields=["away_since"])
         transaction.on_commit(
             lambda: broadcast.send_presence(
                 table.pk,
@@ -844,6 +864,8 @@ def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
     sid = seat.seat_id
     game = _playing(table)
     now = _now()
+    seat.away_since = now
+    seat.save(update_fields=["away_since"])
     grace = table.reconnect_grace_seconds
     if (
         game is not None
