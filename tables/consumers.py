@@ -267,7 +267,7 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         return {}
 
     def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        game = services.game_start(table=table, by=self.user)
+        game = services.game_start(table=table, by=self.user, rounds=message.get("rounds"))
         return {"game": game.number}
 
     def _action(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
@@ -401,6 +401,7 @@ _ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
 _OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
     "action": {"amount": int, "position": int, "version": int},
     "sit": {"invite": str},
+    "start": {"rounds": int},
     "ready": {"ready": bool},
 }
 

@@ -362,13 +362,24 @@ def _maybe_autostart(table: Table, now: datetime.datetime) -> None:
 
 
 @transaction.atomic
-def game_start(*, table: Table, by: Any) -> Game:
-    """The host starts the next game now (players need not be ready)."""
+def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game:
+    """The host starts the next game now (players need not be ready); in `classic` the
+    host may pick the match length (5, 7 or 10 rounds) as they start it."""
     table = Table.objects.select_for_update().get(pk=table.pk)
     if table.variant == BLACKJACK and table.seats.filter(player=by).exists():
         pass  # a training table's player starts their own session
     else:
         _require_host(table, by)
+    if rounds is not None:
+        lengths = table.variant_spec.match_lengths
+        if rounds not in lengths:
+            raise PlayError(
+                "bad_message",
+                _("Длина партии: %(choices)s раздач.")
+                % {"choices": ", ".join(map(str, lengths)) or "—"},
+            )
+        table.match_length = rounds
+        table.save(update_fields=["match_length"])
     return _start(table, _now())
 
 
