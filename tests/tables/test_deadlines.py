@@ -29,7 +29,7 @@ def test_sweep_task_calls_the_deadline_service_with_the_current_time():
 
 
 @pytest.mark.django_db
-def test_sweep_service_finds_nothing_due_before_live_rounds_exist():
+def test_sweep_service_finds_nothing_due_without_games_in_play():
     assert deadlines_sweep(now=timezone.now()) == 0
 
 
