@@ -119,19 +119,39 @@ class LedgerEntryAdmin(admin.ModelAdmin):
         "destination",
         "amount",
         "reason",
+        "game_link",
         "round_ref",
         "memo",
         "created_by",
     )
-    list_filter = ("reason",)
+    # One game's entries: ?game__id__exact=<id> (the "only this game" link of a row, or
+    # the game's admin page); "game:<id>" also finds them by round_ref.
+    list_filter = ("reason", ("game", admin.EmptyFieldListFilter))
     search_fields = (
         "idempotency_key",
         "round_ref",
         "memo",
         "source__owner__username",
         "destination__owner__username",
+        "game__table__name",
     )
-    list_select_related = ("source__owner", "destination__owner", "created_by")
+    list_select_related = ("source__owner", "destination__owner", "created_by", "game__table")
+
+    @admin.display(description=gettext_lazy("Игра"), ordering="game")
+    def game_link(self, entry: LedgerEntry) -> Any:
+        if entry.game_id is None:
+            return "—"
+        url = reverse("admin:tables_game_change", args=[entry.game_id])
+        only = (
+            reverse("admin:accounts_ledgerentry_changelist") + f"?game__id__exact={entry.game_id}"
+        )
+        return format_html(
+            '<a href="{}">{}</a> (<a href="{}">{}</a>)',
+            url,
+            entry.game,
+            only,
+            _("только эта игра"),
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
