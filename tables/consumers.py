@@ -73,9 +73,21 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # As the table socket does: a frame that is not JSON is answered, not a crash.
+        try:
+            content = json.loads(text_data if text_data is not None else bytes_data or b"")
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            await self.send_json(_error("bad_json", "not JSON"))
+            return
+        await self.receive_json(content)
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if not isinstance(content, dict) or content.get("type") != "open_table":
             await self.send_json(_error("unknown_type", "lobby messages: open_table"))
+            return
+        if not isinstance(content.get("private", False), bool):
+            await self.send_json(_error("bad_message", '"private" is true or false'))
             return
         with translation.override(_language(self.scope)):
             fields = {k: v for k, v in content.items() if k not in ("type", "variant", "private")}
@@ -99,7 +111,8 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     @database_sync_to_async  # type: ignore[misc]
     def _tables(self) -> list[dict[str, Any]]:
-        return lobby_payload()
+        with translation.override(_language(self.scope)):  # as lobby_changed sends it
+            return lobby_payload()
 
 
 class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
@@ -184,7 +197,7 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
                 return
             try:
                 message = json.loads(raw)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):  # too deep: "[[[[…"
                 await self._send(_error("bad_json", _("Сообщение не в формате JSON.")))
                 return
             if not isinstance(message, dict) or not isinstance(message.get("type"), str):
@@ -355,8 +368,15 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     def _record(self, number: Any) -> dict[str, Any]:
         with translation.override(self.language):
-            game = Game.objects.filter(table_id=self.table_id, number=number).first()
-            if game is None or type(number) is not int:
+            # Checked before the query: a string would make the lookup raise and drop the
+            # connection.
+            valid = type(number) is int
+            game = (
+                Game.objects.filter(table_id=self.table_id, number=number).first()
+                if valid
+                else None
+            )
+            if game is None:
                 return _error("not_found", _("Такой игры за этим столом нет."))
             if not self.signed_in or not _played_in(game, self.user):
                 return _error("forbidden", _("Запись раздачи видят только её игроки."))

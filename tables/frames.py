@@ -59,6 +59,9 @@ def game_info(game: Game | None, seat: str | None) -> dict[str, Any] | None:
     if game is None:
         return None
     over = not game.is_playing
+    view = engine.view(game.state, seat if seat in game.seat_ids else None)
+    if over:  # ended before its record was (a session ended, a game voided): no one acts
+        view.update(turn=None, actions=[])
     return {
         "id": game.pk,
         "number": game.number,
@@ -72,7 +75,7 @@ def game_info(game: Game | None, seat: str | None) -> dict[str, Any] | None:
         "deadline_seat": game.deadline_seat or None,
         "paused": game.paused,
         "paused_remaining_ms": game.paused_remaining_ms,
-        "view": engine.view(game.state, seat if seat in game.seat_ids else None),
+        "view": view,
     }
 
 

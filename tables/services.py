@@ -99,6 +99,13 @@ def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -
     unknown = sorted(set(fields) - allowed)
     if unknown:
         raise PlayError("bad_message", _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)})
+    # Raw JSON reaches the model here (no form converts it): a string where a number goes
+    # would break Table.clean's comparisons instead of being refused.
+    wrong = sorted(
+        k for k, v in fields.items() if k != "name" and v is not None and type(v) is not int
+    )
+    if wrong:
+        raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
     fields.setdefault("name", _("Стол %(user)s") % {"user": by.username})
     try:
         return table_create(created_by=by, variant=variant, private=private, **fields)
@@ -182,7 +189,9 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
     spec = table.variant_spec
     if spec.stakes_chips:
         # A player's chips are in play at one table at a time, so that what a game counts
-        # as theirs is what their wallet holds.
+        # as theirs is what their wallet holds. The wallet's row lock (to the commit) makes
+        # two tabs sitting at two tables at once take turns: this table's lock cannot.
+        Account.objects.select_for_update().get(pk=wallet_for(player).pk)
         elsewhere = (
             Seat.objects.filter(player=player, table__status=Table.Status.OPEN)
             .exclude(table=table)
@@ -691,6 +700,8 @@ def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
 def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
     """«Новая игра» at a solo table between games (after a game is over)."""
     table = Table.objects.select_for_update().get(pk=table.pk)
+    if table.variant != SOLO:  # elsewhere it would end the game in play for everyone
+        raise PlayError("illegal_action", _("«Новая игра» бывает только в игре против банкира."))
     if not table.seats.filter(player=player).exists():
         raise PlayError("not_seated", _("Сначала сядьте за стол."))
     game = _playing(table)
@@ -950,17 +961,31 @@ def command_once(
     stored = ClientCommand.objects.filter(user=user, table=table, client_id=client_id).first()
     if stored is not None:
         return {**stored.outcome, "repeat": True}
+    refusal: PlayError | ValidationError | None = None
     with transaction.atomic():
-        outcome = run()
         try:
-            with transaction.atomic():
-                ClientCommand.objects.create(
-                    user=user, table=table, client_id=client_id, outcome=outcome
-                )
-        except IntegrityError:
-            # The same id from another tab won the race; its outcome is the answer, and
-            # this attempt's changes roll back with the outer transaction.
-            raise _Repeat() from None
+            outcome = run()
+        except (PlayError, ValidationError) as error:
+            # Every service rolls its own writes back when it refuses; what stays is an
+            # overdue decision played first (game_act), which must stand: so commit.
+            refusal = error
+        else:
+            try:
+                with transaction.atomic():
+                    ClientCommand.objects.create(
+                        user=user, table=table, client_id=client_id, outcome=outcome
+                    )
+            except IntegrityError:
+                # The same id from another tab won the race; its outcome is the answer,
+                # and this attempt's changes roll back with the outer transaction.
+                raise _Repeat() from None
+    if refusal is not None:
+        # Refused because the same id from another tab was accepted while this one waited
+        # for the table (its move made this one stale, or not this seat's turn): that
+        # tab's outcome is the answer, as for any resend.
+        if ClientCommand.objects.filter(user=user, table=table, client_id=client_id).exists():
+            raise _Repeat() from refusal
+        raise refusal
     return outcome
 
 
