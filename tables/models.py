@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
@@ -298,6 +299,28 @@ def seat_id_for(user: Any) -> str:
     return f"user:{user.pk}" if name.lower() in RESERVED_SEAT_IDS else name
 
 
+class ExactJSONField(models.TextField):  # type: ignore[type-arg]
+    """JSON kept as its own text, so a value comes back exactly as it was stored.
+
+    The rules engine's state must serialise to JSON and back exactly (key order included:
+    a variant may walk a dict in its insertion order), and PostgreSQL's jsonb — what
+    Django's JSONField uses there — reorders object keys."""
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def to_python(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def get_prep_value(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    def value_to_string(self, obj: Any) -> str:
+        return str(self.get_prep_value(self.value_from_object(obj)))
+
+
 class Game(models.Model):
     """One game of the rules engine at a table — a `classic` match, a `salon` or
     `blackjack` shoe, a `banker36` bank, a `solo` game — and so one hand record with one
@@ -316,7 +339,7 @@ class Game(models.Model):
     status = models.CharField(
         _("статус"), max_length=16, choices=Status.choices, default=Status.PLAYING
     )
-    state = models.JSONField(_("состояние"))
+    state = ExactJSONField(_("состояние"))
     # Who played: [{"id", "user": pk | None, "ai": level | "", "number", "chips"?}]
     players = models.JSONField(_("игроки"))
     # The record's own options (what a replay states), and its first banker.

@@ -203,7 +203,9 @@ def _advance(state: State, events: list[Event]) -> None:
 def _next_banker(state: State) -> str | None:
     """The first bank goes to the named (or drawn) seat; each new bank to the next seat on
     the left of the last banker, skipping seats that cannot put up the stake."""
-    table: list[str] = list(state["chips"])
+    # The seats' list gives the table's order, never a dict: a state stored as JSON
+    # (PostgreSQL's jsonb) comes back with its keys in another order.
+    table: list[str] = [seat["id"] for seat in state["seats"]]
     size = len(table)
     at = table.index(state["banker"])
     start = at if state["banks_played"] == 0 else at + 1
@@ -229,7 +231,7 @@ def _open_bank(state: State, banker: str, events: list[Event]) -> None:
 
 def _start_circle(state: State, number: int, events: list[Event]) -> None:
     """A fresh deck; one card to each other player from the banker's left, in table order."""
-    table = list(state["chips"])
+    table = [seat["id"] for seat in state["seats"]]  # table order (see _next_banker)
     at = table.index(state["banker"])
     order = table[at + 1 :] + table[:at]
     shoe.start(state, DECK, RUSSIAN36)
@@ -456,7 +458,7 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "entry_limit": state["options"]["entry_limit"],
         "banks": state["options"]["banks"],
         "banks_played": state["banks_played"],
-        "seats": [{"id": sid, "chips": chips} for sid, chips in state["chips"].items()],
+        "seats": [{"id": s["id"], "chips": state["chips"][s["id"]]} for s in state["seats"]],
         "banker": state["banker"],
         "bank": state["bank"],
         "stuk_called": state["stuk_called"],

@@ -284,7 +284,9 @@ def _closed(cards: list[str]) -> bool:
 
 def _advance_ponters(state: State, events: list[Event]) -> None:
     deal = state["deal"]
-    bettors = list(deal["bets"])
+    # In the ponters' order, never a dict's: a state stored as JSON (PostgreSQL's jsonb)
+    # comes back with its keys in another order.
+    bettors = [p for p in deal["ponters"] if p in deal["bets"]]
     while deal["index"] < len(bettors):
         ponter = bettors[deal["index"]]
         if not _closed(deal["hands"][ponter]):
@@ -312,7 +314,8 @@ def _settle(state: State, events: list[Event]) -> None:
     everyone_bust = banker_bust and all(total52(hands[p])[0] > 21 for p in bets)
     entries: list[dict[str, Any]] = []
     banker_delta = 0
-    for ponter, stake in bets.items():
+    for ponter in [p for p in deal["ponters"] if p in bets]:  # table order, not the dict's
+        stake = bets[ponter]
         cards = hands[ponter]
         total = total52(cards)[0]
         if banker_natural:

@@ -5,6 +5,8 @@ import tables.variants
 from django.conf import settings
 from django.db import migrations, models
 
+import tables.models
+
 
 class Migration(migrations.Migration):
 
@@ -30,7 +32,7 @@ class Migration(migrations.Migration):
                 ('number', models.PositiveIntegerField(verbose_name='номер игры')),
                 ('variant', models.CharField(choices=tables.variants.variant_choices, max_length=16, verbose_name='вариант')),
                 ('status', models.CharField(choices=[('playing', 'идёт'), ('finished', 'сыграна'), ('voided', 'отменена')], default='playing', max_length=16, verbose_name='статус')),
-                ('state', models.JSONField(verbose_name='состояние')),
+                ('state', tables.models.ExactJSONField(verbose_name='состояние')),
                 ('players', models.JSONField(verbose_name='игроки')),
                 ('options', models.JSONField(verbose_name='параметры')),
                 ('first_banker', models.CharField(blank=True, max_length=160, verbose_name='первый банкир')),

@@ -64,3 +64,20 @@ def test_every_variant_plays_a_whole_game_live_and_its_record_replays(variant, m
     assert finished.status == Game.Status.FINISHED
     assert replay(services.game_record(finished))["result"] == finished.result
     assert conservation_holds() and escrows_empty()
+
+
+@pytest.mark.django_db
+def test_a_stored_game_state_comes_back_exactly_key_order_included(make_user):
+    # jsonb (PostgreSQL) reorders object keys; the engine's state must round-trip exactly.
+    import json
+
+    players = [make_user(name) for name in ("zed", "amy", "mo")]
+    table = services.table_create(variant="banker36", name="B", stake=10, entry_limit=100)
+    for user in players:
+        services.seat_take(table=table, player=user)
+    services.game_start(table=table, by=make_user("root", is_staff=True))
+    game = playing(table)
+    in_memory = json.dumps(game.state)
+    game.refresh_from_db()
+    assert json.dumps(game.state) == in_memory
+    assert list(game.state["chips"]) == ["zed", "amy", "mo"]
