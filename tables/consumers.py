@@ -268,7 +268,9 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     # Each command: (consumer, table, message) -> outcome dict. Run inside command_run.
     def _sit(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        seat = services.seat_take(table=table, player=self.user, invite=message.get("invite"))
+        # The invite in the message, else the one the connection came in with.
+        invite = message.get("invite", self.invite)
+        seat = services.seat_take(table=table, player=self.user, invite=invite)
         return {"seat": seat.seat_id}
 
     def _stand(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:

@@ -706,6 +706,8 @@ def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
         raise PlayError("not_seated", _("Сначала сядьте за стол."))
     game = _playing(table)
     if game is not None:
+        if game.paused:
+            raise PlayError("paused", _("Игра на паузе."))
         return _solo_new_game(table, game)
     _start(table, _now())
     return {"version": table.version}
