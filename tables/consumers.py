@@ -3,6 +3,7 @@ shape, call one service, and send what it answers (docs/protocol.md)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -146,9 +147,20 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
             await database_sync_to_async(services.presence_join)(
                 table=table, user=self.user, channel_name=self.channel_name
             )
+            self.heartbeat = asyncio.ensure_future(self._beat())
         await self._send_snapshot()
 
+    async def _beat(self) -> None:
+        """Keep this connection's presence fresh: a server that dies leaves rows that stop
+        being refreshed, and the sweep then counts them as drops."""
+        while True:
+            await asyncio.sleep(services.PRESENCE_HEARTBEAT_SECONDS)
+            await database_sync_to_async(services.presence_touch)(channel_name=self.channel_name)
+
     async def disconnect(self, code: int) -> None:
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is not None:
+            heartbeat.cancel()
         for group in self.joined:
             await self.channel_layer.group_discard(group, self.channel_name)
         if self.joined and self.signed_in:

@@ -787,6 +787,8 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     starting = Table.objects.filter(status=Table.Status.OPEN, next_game_at__lte=now)
     for table_id in list(starting.values_list("pk", flat=True)):
         applied += _start_due(table_id, now)
+    # Heartbeats keep the wall clock, whatever `now` the caller sweeps for.
+    presences_expire(now=_now())
     return applied
 
 
@@ -874,12 +876,54 @@ def presence_join(*, table: Table, user: Any, channel_name: str) -> None:
         )
 
 
+# A connection's presence row is refreshed every PRESENCE_HEARTBEAT_SECONDS by its
+# consumer; one not refreshed for PRESENCE_TTL_SECONDS belongs to a server that died
+# without closing it (a SIGKILL, a crash), and counts as a dropped connection.
+PRESENCE_HEARTBEAT_SECONDS = 20
+PRESENCE_TTL_SECONDS = 60
+# How long a command id is remembered (docs/protocol.md).
+COMMAND_MEMORY = datetime.timedelta(days=1)
+
+
+def _live_presences(table: Table, now: datetime.datetime) -> Any:
+    cutoff = now - _seconds(PRESENCE_TTL_SECONDS)
+    return Presence.objects.filter(table=table, seen_at__gte=cutoff)
+
+
+def presence_touch(*, channel_name: str) -> None:
+    """The consumer's heartbeat: this connection is still open."""
+    Presence.objects.filter(channel_name=channel_name).update(seen_at=_now())
+
+
 @transaction.atomic
 def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
     """A connection closed. If it was the player's last one and their decision is
     running, the table's reconnect grace counts from now (once per decision)."""
     Presence.objects.filter(channel_name=channel_name).delete()
-    if Presence.objects.filter(table=table, user=user).exists():
+    _presence_drop(table, user, _now())
+
+
+def presences_expire(*, now: datetime.datetime) -> int:
+    """Forget connections whose server died without closing them, as drops; and command
+    ids older than COMMAND_MEMORY. Part of every sweep."""
+    stale = list(
+        Presence.objects.filter(seen_at__lt=now - _seconds(PRESENCE_TTL_SECONDS)).values_list(
+            "pk", "table_id", "user_id"
+        )
+    )
+    for pk, table_id, user_id in stale:
+        with transaction.atomic():
+            Presence.objects.filter(pk=pk).delete()
+            table = Table.objects.filter(pk=table_id).first()
+            if table is not None:
+                _presence_drop(table, user_id, now)
+    ClientCommand.objects.filter(created_at__lt=now - COMMAND_MEMORY).delete()
+    return len(stale)
+
+
+def _presence_drop(table: Table, user: Any, now: datetime.datetime) -> None:
+    """`user` (a user or its pk) has no open connection at `table` any more."""
+    if _live_presences(table, now).filter(user=user).exists():
         return
     table = Table.objects.select_for_update().get(pk=table.pk)
     seat = table.seats.filter(player=user).select_related("player").first()
@@ -887,7 +931,6 @@ def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
         return
     sid = seat.seat_id
     game = _playing(table)
-    now = _now()
     seat.away_since = now
     seat.save(update_fields=["away_since"])
     grace = table.reconnect_grace_seconds
@@ -920,7 +963,7 @@ def _touch(table: Table, game: Game | None, events: list[dict[str, Any]]) -> Non
     table.save(update_fields=["version", "next_game_at"])
     shown = game if game is not None else _latest(table)
     seats = list(table.seats.select_related("player").order_by("number"))
-    online = set(Presence.objects.filter(table=table).values_list("user_id", flat=True))
+    online = set(_live_presences(table, _now()).values_list("user_id", flat=True))
     common = {"table": table, "seats": seats, "connected": online, "game": shown}
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)
@@ -940,7 +983,7 @@ def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
         None,
     )
     playing = Game.objects.filter(table=table, status=Game.Status.PLAYING).first()
-    online = set(Presence.objects.filter(table=table).values_list("user_id", flat=True))
+    online = set(_live_presences(table, _now()).values_list("user_id", flat=True))
     return frame(
         "snapshot",
         table=table,

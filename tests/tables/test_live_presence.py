@@ -1,0 +1,111 @@
+"""Connections, drops and the reconnect grace (rules/classic.md «Disconnects», for every
+variant), including connections left behind by a server that died."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from games import engine
+from tables import services
+from tables.models import Presence, Seat
+from tests.tables.live_helpers import playing
+
+
+@pytest.fixture
+def duel(db, make_user):
+    """A banker36 bank in play; returns (table, game, the seat on turn's user)."""
+    users = {u.username: u for u in (make_user("ann"), make_user("bob"))}
+    table = services.table_create(
+        variant="banker36", name="B", stake=10, entry_limit=100, reconnect_grace_seconds=30
+    )
+    for user in users.values():
+        services.seat_take(table=table, player=user)
+    services.game_start(table=table, by=make_user("root", is_staff=True))
+    game = playing(table)
+    on_turn = engine.legal_actions(game.state)["seat"]
+    return table, game, users[on_turn]
+
+
+def _age(channel: str, seconds: int) -> None:
+    Presence.objects.filter(channel_name=channel).update(
+        seen_at=timezone.now() - datetime.timedelta(seconds=seconds)
+    )
+
+
+def test_a_drop_on_turn_extends_the_deadline_by_the_grace_once_per_decision(duel):
+    table, game, player = duel
+    services.presence_join(table=table, user=player, channel_name="tab-1")
+    before = game.deadline
+    services.presence_leave(table=table, user=player, channel_name="tab-1")
+    game.refresh_from_db()
+    assert game.deadline > before
+    assert game.deadline >= timezone.now() + datetime.timedelta(seconds=28)
+    extended = game.deadline
+    services.presence_join(table=table, user=player, channel_name="tab-2")
+    services.presence_leave(table=table, user=player, channel_name="tab-2")
+    game.refresh_from_db()
+    assert game.deadline == extended  # a second drop in the same decision adds nothing
+    assert Seat.objects.get(player=player).away_since is not None
+
+
+def test_closing_one_of_two_tabs_is_not_a_drop(duel):
+    table, game, player = duel
+    services.presence_join(table=table, user=player, channel_name="tab-1")
+    services.presence_join(table=table, user=player, channel_name="tab-2")
+    before = game.deadline
+    services.presence_leave(table=table, user=player, channel_name="tab-1")
+    game.refresh_from_db()
+    assert game.deadline == before and game.grace_version is None
+
+
+def test_a_connection_of_a_dead_server_expires_as_a_drop(duel):
+    table, game, player = duel
+    services.presence_join(table=table, user=player, channel_name="dead-server-tab")
+    _age("dead-server-tab", services.PRESENCE_TTL_SECONDS + 5)
+    before = game.deadline
+    assert services.presences_expire(now=timezone.now()) == 1
+    game.refresh_from_db()
+    assert not Presence.objects.filter(channel_name="dead-server-tab").exists()
+    assert game.deadline > before and game.grace_version == game.state["version"]
+
+
+def test_a_stale_row_beside_a_live_connection_is_no_drop(duel):
+    table, game, player = duel
+    services.presence_join(table=table, user=player, channel_name="dead-server-tab")
+    _age("dead-server-tab", services.PRESENCE_TTL_SECONDS + 5)
+    services.presence_join(table=table, user=player, channel_name="new-server-tab")
+    before = game.deadline
+    services.presences_expire(now=timezone.now())
+    game.refresh_from_db()
+    assert game.deadline == before and game.grace_version is None
+    assert Seat.objects.get(player=player).away_since is None
+
+
+def test_a_heartbeat_keeps_a_connection_alive(duel):
+    table, game, player = duel
+    services.presence_join(table=table, user=player, channel_name="tab")
+    _age("tab", services.PRESENCE_TTL_SECONDS + 5)
+    services.presence_touch(channel_name="tab")
+    assert services.presences_expire(now=timezone.now()) == 0
+
+
+def test_players_away_longer_than_the_grace_are_stood_up_before_the_next_game(duel, settings):
+    table, game, player = duel
+    settings.GAME_INTERLUDE_SECONDS = 0
+    services.presence_join(table=table, user=player, channel_name="tab")
+    services.presence_leave(table=table, user=player, channel_name="tab")
+    # Nobody plays: every decision runs out, the bank ends, the next one is due.
+    later = timezone.now()
+    for _ in range(50):
+        game.refresh_from_db()
+        if not game.is_playing:
+            break
+        later = max(later, game.deadline) + datetime.timedelta(seconds=1)
+        services.deadlines_sweep(now=later)
+    assert not game.is_playing
+    services.deadlines_sweep(now=later + datetime.timedelta(seconds=60))
+    assert not Seat.objects.filter(player=player).exists()
+    assert playing(table) is None  # one player left: no next bank
