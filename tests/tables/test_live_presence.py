@@ -85,7 +85,7 @@ def test_a_stale_row_beside_a_live_connection_is_no_drop(duel):
 
 
 def test_a_heartbeat_keeps_a_connection_alive(duel):
-    table, game, player = duel
+    table, _game, player = duel
     services.presence_join(table=table, user=player, channel_name="tab")
     _age("tab", services.PRESENCE_TTL_SECONDS + 5)
     services.presence_touch(channel_name="tab")
