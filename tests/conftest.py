@@ -43,6 +43,17 @@ def _test_settings(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
+    # Each async test runs in its own event loop, and channels_redis's layer keeps locks
+    # and connections bound to the loop that first used them: give every test its own.
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
 @pytest.fixture
 def postgres() -> None:
     """Require the real PostgreSQL (DATABASE_URL=postgres://...)."""
