@@ -59,7 +59,69 @@ def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
 
 
-class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class GuardedInput:
+    """What every socket of ours does with a frame before reading it: a per-connection
+    rate limit (a token bucket; a flood closes the socket), a size limit, and JSON that
+    must be an object with a string "type". Each refusal is an `error`; none drops the
+    connection."""
+
+    tokens: float
+    refilled: float
+    refused_in_a_row: int
+
+    # Provided by the consumer: `_send(message)` and Channels' `close(code)`.
+    _send: Any
+    close: Any
+
+    def _allow(self) -> bool:
+        now = time.monotonic()
+        if not hasattr(self, "tokens"):
+            self.tokens, self.refilled, self.refused_in_a_row = float(BURST), now, 0
+        self.tokens = min(float(BURST), self.tokens + (now - self.refilled) * RATE_PER_SECOND)
+        self.refilled = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            self.refused_in_a_row = 0
+            return True
+        self.refused_in_a_row += 1
+        return False
+
+    async def _read(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any] | None:
+        """The message, or None once its refusal has been sent."""
+        if not self._allow():
+            if self.refused_in_a_row >= FLOOD_CLOSE_AFTER:
+                await self.close(code=CLOSE_FLOODING)
+            elif self.refused_in_a_row == 1 or self.refused_in_a_row % 10 == 0:
+                await self._send(
+                    _error(
+                        "rate_limited",
+                        _("Слишком много сообщений: не больше %(n)d в секунду.")
+                        % {"n": int(RATE_PER_SECOND)},
+                    )
+                )
+            return None
+        raw = text_data if text_data is not None else bytes_data or b""
+        size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+        if size > MAX_FRAME_BYTES:
+            await self._send(
+                _error(
+                    "too_large",
+                    _("Сообщение больше %(n)d байт не принимается.") % {"n": MAX_FRAME_BYTES},
+                )
+            )
+            return None
+        try:
+            message = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):  # too deep: "[[[[…"
+            await self._send(_error("bad_json", _("Сообщение не в формате JSON.")))
+            return None
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            await self._send(_error("bad_message", _('Сообщение — объект JSON с полем "type".')))
+            return None
+        return message
+
+
+class LobbyConsumer(GuardedInput, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """The open tables, sent on connect and again whenever one changes."""
 
     async def connect(self) -> None:
@@ -74,21 +136,25 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
+    async def _send(self, message: dict[str, Any]) -> None:
+        await self.send_json(message)
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # As the table socket does: a frame that is not JSON is answered, not a crash.
-        try:
-            content = json.loads(text_data if text_data is not None else bytes_data or b"")
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            await self.send_json(_error("bad_json", "not JSON"))
-            return
-        await self.receive_json(content)
+        with translation.override(_language(self.scope)):
+            content = await self._read(text_data, bytes_data)
+            if content is not None:
+                await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if not isinstance(content, dict) or content.get("type") != "open_table":
-            await self.send_json(_error("unknown_type", "lobby messages: open_table"))
+        if content.get("type") != "open_table":
+            await self.send_json(
+                _error("unknown_type", _("Сообщение лобби одно: open_table (docs/protocol.md)."))
+            )
             return
         if not isinstance(content.get("private", False), bool):
-            await self.send_json(_error("bad_message", '"private" is true or false'))
+            await self.send_json(
+                _error("bad_message", _("Поле %(name)r неверного типа.") % {"name": "private"})
+            )
             return
         with translation.override(_language(self.scope)):
             fields = {k: v for k, v in content.items() if k not in ("type", "variant", "private")}
@@ -116,7 +182,7 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return lobby_payload()
 
 
-class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
+class TableConsumer(GuardedInput, AsyncWebsocketConsumer):  # type: ignore[misc]
     """One live table: anyone may watch; signed-in players sit and play."""
 
     async def connect(self) -> None:
@@ -124,9 +190,6 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         self.user = self.scope.get("user")
         self.signed_in = bool(self.user is not None and self.user.is_authenticated)
         self.language = _language(self.scope)
-        self.tokens = float(BURST)
-        self.refilled = time.monotonic()
-        self.refused_in_a_row = 0
         self.joined: list[str] = []
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         self.invite = (query.get("invite") or [""])[0]
@@ -172,52 +235,11 @@ class TableConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     # --- incoming ------------------------------------------------------------------------
 
-    def _allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(float(BURST), self.tokens + (now - self.refilled) * RATE_PER_SECOND)
-        self.refilled = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            self.refused_in_a_row = 0
-            return True
-        self.refused_in_a_row += 1
-        return False
-
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         with translation.override(self.language):
-            if not self._allow():
-                if self.refused_in_a_row >= FLOOD_CLOSE_AFTER:
-                    await self.close(code=CLOSE_FLOODING)
-                elif self.refused_in_a_row == 1 or self.refused_in_a_row % 10 == 0:
-                    await self._send(
-                        _error(
-                            "rate_limited",
-                            _("Слишком много сообщений: не больше %(n)d в секунду.")
-                            % {"n": int(RATE_PER_SECOND)},
-                        )
-                    )
-                return
-            raw = text_data if text_data is not None else bytes_data or b""
-            size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
-            if size > MAX_FRAME_BYTES:
-                await self._send(
-                    _error(
-                        "too_large",
-                        _("Сообщение больше %(n)d байт не принимается.") % {"n": MAX_FRAME_BYTES},
-                    )
-                )
-                return
-            try:
-                message = json.loads(raw)
-            except (ValueError, UnicodeDecodeError, RecursionError):  # too deep: "[[[[…"
-                await self._send(_error("bad_json", _("Сообщение не в формате JSON.")))
-                return
-            if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-                await self._send(
-                    _error("bad_message", _('Сообщение — объект JSON с полем "type".'))
-                )
-                return
-            await self._dispatch(message)
+            message = await self._read(text_data, bytes_data)
+            if message is not None:
+                await self._dispatch(message)
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message["type"]

@@ -105,3 +105,32 @@ async def test_ws_lobby_refuses_a_foreign_origin_even_with_a_valid_session(clien
     )
     connected, _ = await communicator.connect()
     assert not connected
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_ws_lobby_refuses_bad_frames_and_floods_without_dropping_the_connection(
+    client, make_user
+):
+    from tables.consumers import BURST, MAX_FRAME_BYTES
+
+    user = await database_sync_to_async(make_user)()
+    cookie = await database_sync_to_async(_session_cookie)(client, user)
+    communicator = WebsocketCommunicator(
+        application,
+        "/ws/lobby/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],
+    )
+    assert (await communicator.connect())[0]
+    await communicator.receive_json_from(timeout=5)  # the table list
+    await communicator.send_to(text_data="x" * (MAX_FRAME_BYTES + 1))
+    assert (await communicator.receive_json_from(timeout=5))["code"] == "too_large"
+    await communicator.send_to(text_data="{not json")
+    assert (await communicator.receive_json_from(timeout=5))["code"] == "bad_json"
+    await communicator.send_to(text_data='{"type": "dance"}')
+    assert (await communicator.receive_json_from(timeout=5))["code"] == "unknown_type"
+    for _ in range(BURST + 5):
+        await communicator.send_to(text_data='{"type": "dance"}')
+    codes = [(await communicator.receive_json_from(timeout=5))["code"] for _ in range(BURST)]
+    assert "rate_limited" in codes
+    await communicator.disconnect()
