@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from games import engine
+from games import fairness as fair
 from games.cards import parse_card
 from games.errors import BAD_RECORD, FAIRNESS_MISMATCH, RulesError
-from games.shuffle import fairness_problem
 
 Record = dict[str, Any]
 
@@ -60,7 +60,7 @@ def _parse(record: object) -> dict[str, Any]:
     if not isinstance(actions, list):
         raise _bad('"actions" must be a list')
     if "fairness" in record:
-        problem = fairness_problem(record["fairness"], seed)
+        problem = fair.problem(record["fairness"], seed, variant)
         if problem is not None:
             raise RulesError(FAIRNESS_MISMATCH, problem)
     # A malformed action is reported when play reaches it, with its index (engine._check).

@@ -60,50 +60,6 @@ class SeedStream:
                 return word % m
 
 
-# The scheme a live record's `fairness` object names (docs/fairness.md): the shuffle seed
-# is the server seed itself, committed to by SHA-256 before the first card. No client
-# seeds are mixed in under this algorithm.
-ALGORITHM_SERVER_SEED = "server-seed-sha256/1"
-
-
-def fairness_object(
-    server_seed: str | None, commitment_hex: str, context: dict[str, object]
-) -> dict[str, object]:
-    """A record's `fairness` object (specs/hand-record.md) under ALGORITHM_SERVER_SEED;
-    `server_seed` is None until it is revealed."""
-    return {
-        "algorithm": ALGORITHM_SERVER_SEED,
-        "commitment": commitment_hex,
-        "server_seed": server_seed,
-        "client_seeds": [],
-        "nonce": 0,
-        "context": dict(context),
-    }
-
-
-def fairness_problem(fairness: object, seed: str | None) -> str | None:
-    """Why a record's `fairness` object does not check out against its `seed`, or None.
-    An unrevealed server seed (null) has nothing to check yet."""
-    if not isinstance(fairness, dict):
-        return '"fairness" must be an object'
-    algorithm = fairness.get("algorithm")
-    if algorithm != ALGORITHM_SERVER_SEED:
-        return f"unknown fairness algorithm {algorithm!r}; known: {ALGORITHM_SERVER_SEED}"
-    server_seed = fairness.get("server_seed")
-    published = fairness.get("commitment")
-    if server_seed is None:
-        return None
-    if not isinstance(server_seed, str) or not isinstance(published, str):
-        return "server_seed and commitment must be strings"
-    if fairness.get("client_seeds") not in ([], None):
-        return f"{ALGORITHM_SERVER_SEED} takes no client seeds"
-    if commitment(server_seed) != published:
-        return "SHA-256 of server_seed is not the published commitment"
-    if seed != server_seed:
-        return "the record's seed is not the one its fairness inputs derive (the server seed)"
-    return None
-
-
 def canonical_order(cards: Sequence[str]) -> list[str]:
     return sorted(cards, key=CANONICAL_INDEX.__getitem__)
 

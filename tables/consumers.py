@@ -317,7 +317,11 @@ class TableConsumer(GuardedInput, AsyncWebsocketConsumer):  # type: ignore[misc]
 
     def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
         game = services.game_start(table=table, by=self.user, rounds=message.get("rounds"))
-        return {"game": game.number}
+        table.refresh_from_db(fields=["pending"])
+        return {"game": game.number if game is not None else table.pending["number"]}
+
+    def _client_seed(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return services.client_seed_give(table=table, player=self.user, seed=message["seed"])
 
     def _action(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
         action = {k: message[k] for k in ("action", "amount", "position") if k in message}
@@ -371,6 +375,7 @@ class TableConsumer(GuardedInput, AsyncWebsocketConsumer):  # type: ignore[misc]
         "new_game": _new_game,
         "end_session": _end_session,
         "close": _close,
+        "client_seed": _client_seed,
     }
 
     # --- outgoing ------------------------------------------------------------------------
@@ -453,6 +458,7 @@ _ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "remove": {"seat": str},
     "add_ai": {"level": str},
     "remove_ai": {"number": int},
+    "client_seed": {"seed": str},
 }
 _OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
     "action": {"amount": int, "position": int, "version": int},

@@ -37,6 +37,7 @@ def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) ->
         "reconnect_grace_seconds": table.reconnect_grace_seconds,
         "host": table.created_by.username if table.created_by_id else None,
         "next_game_at": epoch_ms(table.next_game_at),
+        "pending": pending_info(table),
         "seats": [
             {
                 "number": seat.number,
@@ -50,6 +51,22 @@ def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) ->
             }
             for seat in seats
         ],
+    }
+
+
+def pending_info(table: Table) -> dict[str, Any] | None:
+    """The next game announced: its commitment, published before any client seed can
+    exist, and who has given one (docs/fairness.md). Never the server seed."""
+    pending = table.pending
+    if pending is None:
+        return None
+    return {
+        "game": pending["number"],
+        "commitment": pending["commitment"],
+        "context": {"table": table.pk, "shoe": pending["number"], "variant": table.variant},
+        "seats": list(pending["seats"]),
+        "given": sorted(pending["client_seeds"]),
+        "deal_at": epoch_ms(table.deal_at),
     }
 
 
@@ -68,6 +85,8 @@ def game_info(game: Game | None, seat: str | None) -> dict[str, Any] | None:
         "status": game.status,
         "commitment": game.commitment,
         "seed": game.seed if over else None,
+        "server_seed": game.server_seed if over else None,
+        "client_seeds": list(game.client_seeds),
         "result": game.result if over else None,
         "seats": game.seat_ids,
         "carry": dict(game.carry),

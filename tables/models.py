@@ -12,6 +12,28 @@ from django.utils.translation import gettext_lazy as _
 from tables.variants import STAKE_FIELDS, Variant, get_variant, variant_choices
 
 
+class ExactJSONField(models.TextField):  # type: ignore[type-arg]
+    """JSON kept as its own text, so a value comes back exactly as it was stored.
+
+    The rules engine's state must serialise to JSON and back exactly (key order included:
+    a variant may walk a dict in its insertion order), and PostgreSQL's jsonb — what
+    Django's JSONField uses there — reorders object keys."""
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def to_python(self, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    def get_prep_value(self, value: Any) -> Any:
+        if value is None:
+            return None
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    def value_to_string(self, obj: Any) -> str:
+        return str(self.get_prep_value(self.value_from_object(obj)))
+
+
 class Table(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("Открыт")
@@ -95,6 +117,11 @@ class Table(models.Model):
     version = models.PositiveIntegerField(_("версия"), default=0, editable=False)
     # When the next game (bank, shoe, match) starts by itself; swept like a turn deadline.
     next_game_at = models.DateTimeField(_("следующая игра"), null=True, blank=True, db_index=True)
+    # The next game announced and waiting for its players' client seeds
+    # (docs/fairness.md): its number, players, server seed (secret), commitment and the
+    # client seeds given so far. Dealt when every player has given one, or at `deal_at`.
+    pending = ExactJSONField(_("объявленная игра"), null=True, blank=True, editable=False)
+    deal_at = models.DateTimeField(_("раздача в"), null=True, blank=True, db_index=True)
 
     class Meta:
         verbose_name = _("стол")
@@ -299,28 +326,6 @@ def seat_id_for(user: Any) -> str:
     return f"user:{user.pk}" if name.lower() in RESERVED_SEAT_IDS else name
 
 
-class ExactJSONField(models.TextField):  # type: ignore[type-arg]
-    """JSON kept as its own text, so a value comes back exactly as it was stored.
-
-    The rules engine's state must serialise to JSON and back exactly (key order included:
-    a variant may walk a dict in its insertion order), and PostgreSQL's jsonb — what
-    Django's JSONField uses there — reorders object keys."""
-
-    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
-        return None if value is None else json.loads(value)
-
-    def to_python(self, value: Any) -> Any:
-        return json.loads(value) if isinstance(value, str) else value
-
-    def get_prep_value(self, value: Any) -> Any:
-        if value is None:
-            return None
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-    def value_to_string(self, obj: Any) -> str:
-        return str(self.get_prep_value(self.value_from_object(obj)))
-
-
 class Game(models.Model):
     """One game of the rules engine at a table — a `classic` match, a `salon` or
     `blackjack` shoe, a `banker36` bank, a `solo` game — and so one hand record with one
@@ -345,7 +350,10 @@ class Game(models.Model):
     # The record's own options (what a replay states), and its first banker.
     options = models.JSONField(_("параметры"))
     first_banker = models.CharField(_("первый банкир"), max_length=160, blank=True)
+    # The record's seed, derived from the server seed and the client seeds.
     seed = models.CharField(_("ключ"), max_length=128)
+    server_seed = models.CharField(_("ключ сервера"), max_length=64, blank=True)
+    client_seeds = models.JSONField(_("ключи игроков"), default=list)
     commitment = models.CharField(_("отпечаток"), max_length=64)
     actions = models.JSONField(_("ходы"), default=list)
     # Net chips each seat has in this game's escrow account (chip variants only).

@@ -26,12 +26,12 @@ from django.utils.translation import gettext as _
 from accounts.models import Account, LedgerEntry
 from accounts.services import ChipsError, chips_transfer, escrow_account, wallet_for
 from games import engine
+from games import fairness as fair
 from games.ai import LEVELS as AI_LEVELS
 from games.ai import choose_action
 from games.errors import RulesError
 from games.record import replay
-from games.shuffle import commitment as seed_commitment
-from games.shuffle import fairness_object, fresh_seed
+from games.shuffle import fresh_seed
 from tables import broadcast
 from tables.frames import frame
 from tables.models import ClientCommand, Game, GameEvent, Presence, Seat, Table
@@ -125,7 +125,9 @@ def table_close(*, table: Table) -> Table:
         table.status = Table.Status.CLOSED
         table.closed_at = timezone.now()
     table.next_game_at = None
-    table.save(update_fields=["status", "closed_at", "next_game_at"])
+    table.pending = None
+    table.deal_at = None
+    table.save(update_fields=["status", "closed_at", "next_game_at", "pending", "deal_at"])
     table.seats.all().delete()
     _touch(table, game, [{"type": "table_closed"}])
     return table
@@ -371,9 +373,10 @@ def _maybe_autostart(table: Table, now: datetime.datetime) -> None:
 
 
 @transaction.atomic
-def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game:
+def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | None:
     """The host starts the next game now (players need not be ready); in `classic` the
-    host may pick the match length (5, 7 or 10 rounds) as they start it."""
+    host may pick the match length (5, 7 or 10 rounds) as they start it. Returns the game
+    once dealt, None while its commitment waits for the players' client seeds."""
     table = Table.objects.select_for_update().get(pk=table.pk)
     if table.variant == BLACKJACK and table.seats.filter(player=by).exists():
         pass  # a training table's player starts their own session
@@ -417,12 +420,39 @@ def _next_banker(table: Table, players: list[dict[str, Any]]) -> str | None:
     return (after or players)[0]["id"]
 
 
-def _start(table: Table, now: datetime.datetime) -> Game:
+def _start(table: Table, now: datetime.datetime) -> Game | None:
+    """Begin the next game. Its server seed is drawn and its commitment published first
+    (docs/fairness.md); every seated person's client then sends a client seed, and the
+    cards are dealt once all have (or at `deal_at`, without the missing ones). With no
+    one to wait for — CLIENT_SEED_SECONDS of 0 — it deals at once and returns the game."""
     if not table.is_open:
         raise PlayError("table_closed", _("Стол закрыт."))
-    if _playing(table) is not None:
+    if _playing(table) is not None or table.pending is not None:
         raise PlayError("game_in_play", _("Игра уже идёт."))
-    seats = _eligible(table)
+    seats = _check_players(table, _eligible(table))
+    last = _latest(table)
+    number = (last.number + 1) if last is not None else 1
+    server_seed = fresh_seed()
+    context = {"table": table.pk, "shoe": number, "variant": table.variant}
+    table.pending = {
+        "number": number,
+        "seats": [seat.seat_id for seat in seats],
+        "server_seed": server_seed,
+        "commitment": fair.commit(server_seed, context),
+        "client_seeds": {},
+    }
+    table.next_game_at = None
+    table.deal_at = now + _seconds(settings.CLIENT_SEED_SECONDS)
+    table.seats.filter(player__isnull=False).update(ready=False)
+    if settings.CLIENT_SEED_SECONDS <= 0 or not _waiting_for_seeds(table):
+        return _deal(table, now)
+    table.save(update_fields=["pending", "deal_at", "next_game_at"])
+    announce = {"type": "shuffle_commit", "game": number, "commitment": table.pending["commitment"]}
+    _touch(table, _latest(table), [{**announce, "context": context}])
+    return None
+
+
+def _check_players(table: Table, seats: list[Seat]) -> list[Seat]:
     need = _MIN_PLAYERS[table.variant]
     if len(seats) < need or not any(not s.is_ai for s in seats):
         raise PlayError(
@@ -430,6 +460,57 @@ def _start(table: Table, now: datetime.datetime) -> Game:
             _("Для игры нужно игроков: %(n)d (за столом, с фишками не ниже лимита входа).")
             % {"n": need},
         )
+    return seats
+
+
+def _waiting_for_seeds(table: Table) -> list[str]:
+    """The announced game's human players who have not given a client seed yet."""
+    pending = table.pending or {}
+    humans = set(
+        seat.seat_id
+        for seat in table.seats.filter(player__isnull=False, leaving=False).select_related("player")
+    )
+    given = pending.get("client_seeds", {})
+    return [sid for sid in pending.get("seats", []) if sid in humans and sid not in given]
+
+
+@transaction.atomic
+def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
+    """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
+    every player has given one, the cards are dealt."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    pending = table.pending
+    seat = table.seats.filter(player=player).select_related("player").first()
+    if pending is None:
+        raise PlayError("no_shuffle", _("Сейчас колода не тасуется: ключ не нужен."))
+    if seat is None or seat.seat_id not in pending["seats"]:
+        raise PlayError("not_seated", _("Вы не играете в этой игре."))
+    if not isinstance(seed, str) or not fair.CLIENT_SEED.fullmatch(seed):
+        raise PlayError(
+            "bad_client_seed",
+            _("Ключ — от 1 до 64 знаков: латинские буквы, цифры, «_» и «-»."),
+        )
+    if seat.seat_id in pending["client_seeds"]:
+        raise PlayError("seed_given", _("Ваш ключ для этой игры уже принят."))
+    pending["client_seeds"][seat.seat_id] = seed
+    table.pending = pending
+    table.save(update_fields=["pending"])
+    if not _waiting_for_seeds(table):
+        _deal(table, _now())
+    else:
+        _touch(table, _latest(table), [{"type": "client_seed", "seat": seat.seat_id}])
+    return {"game": pending["number"]}
+
+
+def _deal(table: Table, now: datetime.datetime) -> Game:
+    """Deal the announced game: its seed is derived from the committed server seed and
+    the client seeds given, in seat order (a seat that gave none contributes nothing)."""
+    pending = table.pending
+    assert pending is not None
+    table.pending = None
+    table.deal_at = None
+    still = {seat.seat_id: seat for seat in _eligible(table)}
+    seats = _check_players(table, [still[sid] for sid in pending["seats"] if sid in still])
     chips = table.variant_spec.stakes_chips
     players: list[dict[str, Any]] = []
     for seat in seats:
@@ -454,7 +535,11 @@ def _start(table: Table, now: datetime.datetime) -> Game:
         carry = dict(last.carry)
         for sid, units in last.result["deltas"].items():
             carry[sid] = carry.get(sid, 0) + units
-    seed = fresh_seed()
+    number = pending["number"]
+    context = {"table": table.pk, "shoe": number, "variant": table.variant}
+    given = pending["client_seeds"]
+    client_seeds = [{"seat": p["id"], "seed": given[p["id"]]} for p in players if p["id"] in given]
+    seed = fair.derive(pending["server_seed"], context, client_seeds)
     first_banker = _next_banker(table, players)
     try:
         state, events = engine.new_game(
@@ -466,7 +551,6 @@ def _start(table: Table, now: datetime.datetime) -> Game:
         )
     except RulesError as error:  # a table the engine refuses: say so plainly
         raise PlayError("cannot_start", error.message) from error
-    number = (last.number + 1) if last is not None else 1
     game = Game.objects.create(
         table=table,
         number=number,
@@ -476,12 +560,14 @@ def _start(table: Table, now: datetime.datetime) -> Game:
         options=table.engine_options() if table.variant != BLACKJACK else {},
         first_banker=first_banker or "",
         seed=seed,
-        commitment=seed_commitment(seed),
+        server_seed=pending["server_seed"],
+        client_seeds=client_seeds,
+        commitment=pending["commitment"],
         carry={k: v for k, v in carry.items() if k in {p["id"] for p in players}},
     )
     GameEvent.objects.create(game=game, version=state["version"], action=None, events=events)
     table.next_game_at = None
-    table.seats.filter(player__isnull=False).update(ready=False)
+    table.save(update_fields=["pending", "deal_at", "next_game_at"])
     _after(table, game, now)
     announce = [{"type": "game_start", "game": number, "commitment": game.commitment}]
     _touch(table, game, announce + events)
@@ -787,6 +873,9 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     starting = Table.objects.filter(status=Table.Status.OPEN, next_game_at__lte=now)
     for table_id in list(starting.values_list("pk", flat=True)):
         applied += _start_due(table_id, now)
+    dealing = Table.objects.filter(status=Table.Status.OPEN, deal_at__lte=now)
+    for table_id in list(dealing.values_list("pk", flat=True)):
+        applied += _deal_due(table_id, now)
     # Heartbeats keep the wall clock, whatever `now` the caller sweeps for.
     presences_expire(now=_now())
     return applied
@@ -829,6 +918,24 @@ def _start_due(table_id: int, now: datetime.datetime) -> int:
                 _start(table, now)
         except PlayError:
             table.save(update_fields=["next_game_at"])
+            _touch(table, _latest(table), [{"type": "waiting_for_players"}])
+            return 0
+        return 1
+
+
+def _deal_due(table_id: int, now: datetime.datetime) -> int:
+    """The client-seed window of an announced game is over: deal without the missing."""
+    with transaction.atomic():
+        table = _locked_or_skip(table_id)
+        if table is None or table.pending is None or table.deal_at is None or table.deal_at > now:
+            return 0
+        try:
+            with transaction.atomic():
+                _deal(table, now)
+        except PlayError:  # the players it was announced for have gone
+            table.pending = None
+            table.deal_at = None
+            table.save(update_fields=["pending", "deal_at"])
             _touch(table, _latest(table), [{"type": "waiting_for_players"}])
             return 0
         return 1
@@ -1075,13 +1182,18 @@ def game_record(game: Game) -> dict[str, Any]:
     if game.first_banker:
         record["first_banker"] = game.first_banker
     record["seed"] = game.seed
-    record["fairness"] = fairness_object(game.seed, game.commitment, _context(game))
+    record["fairness"] = _fairness(game, revealed=True)
     record["actions"] = list(game.actions)
     return record
 
 
-def _context(game: Game) -> dict[str, Any]:
-    return {"table": game.table_id, "game": game.number, "variant": game.variant}
+def _fairness(game: Game, *, revealed: bool) -> dict[str, Any]:
+    return fair.fairness_object(
+        server_seed=game.server_seed if revealed else None,
+        commitment=game.commitment,
+        context={"table": game.table_id, "shoe": game.number, "variant": game.variant},
+        client_seeds=game.client_seeds,
+    )
 
 
 def public_record(game: Game) -> dict[str, Any]:
@@ -1090,7 +1202,7 @@ def public_record(game: Game) -> dict[str, Any]:
     record = game_record(game)
     if game.is_playing:
         record.pop("seed")
-        record["fairness"] = fairness_object(None, game.commitment, _context(game))
+        record["fairness"] = _fairness(game, revealed=False)
         record["result"] = None
     else:
         record["result"] = game.result

@@ -39,6 +39,8 @@ def _test_settings(settings: Any) -> None:
     # The embedded ticker starts with the first ASGI connection; tests that drive the
     # ASGI app must not leave a thread sweeping the test database behind them.
     settings.DEADLINE_TICKER = False
+    # Games deal as soon as they start, unless a test waits for client seeds itself.
+    settings.CLIENT_SEED_SECONDS = 0
     # The real hasher is slow on purpose; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -40,9 +40,8 @@ from websockets.exceptions import ConnectionClosed
 
 from accounts.models import Account, LedgerEntry, User
 from accounts.services import GRANTS_ACCOUNT_CODE, WELCOME_GRANT_CHIPS
-from games import engine
+from games import engine, fairness
 from games.record import replay
-from games.shuffle import commitment as seed_commitment
 from tables import services
 from tables.models import Game, Table
 
@@ -755,7 +754,10 @@ async def _play(stack: Stack, table_id: int, conns: list[Conn]) -> None:
     assert game1.status == Game.Status.FINISHED
     over = timed_out[None]["game"]
     assert over["status"] == "finished" and over["result"] == game1.result
-    assert over["seed"] == game1.seed and seed_commitment(over["seed"]) == commitment
+    context = {"table": game1.table_id, "shoe": game1.number, "variant": "banker36"}
+    assert over["seed"] == game1.seed and over["server_seed"] == game1.server_seed
+    assert fairness.commit(over["server_seed"], context) == commitment
+    assert fairness.derive(over["server_seed"], context, over["client_seeds"]) == over["seed"]
     assert replay(await db(services.game_record)(game1))["result"] == game1.result
     await asyncio.to_thread(
         stack.worker.wait_for_log, r"sweep_deadlines\[[-0-9a-f]+\] succeeded in \S+: 1\b", 10

@@ -91,6 +91,18 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def fairness_holds(game: Any) -> bool:
+    """The game's commitment covers its server seed and context, and its seed is what
+    the server seed and the client seeds derive (docs/fairness.md)."""
+    from games import fairness
+
+    context = {"table": game.table_id, "shoe": game.number, "variant": game.variant}
+    return bool(
+        fairness.commit(game.server_seed, context) == game.commitment
+        and fairness.derive(game.server_seed, context, game.client_seeds) == game.seed
+    )
+
+
 # --- the database, from the async tests ------------------------------------------------
 
 

@@ -1,0 +1,168 @@
+"""Provably fair seeds: a server seed committed with its context before any player
+contributes, mixed with every seated player's client seed into the seed of a record.
+
+Stated in docs/fairness.md so that a stranger can verify a record from the prose alone;
+change nothing here without changing that document (and its verifier test).
+
+Under ALGORITHM:
+
+- the server draws a 256-bit server seed (64 lowercase hex characters) per record — a
+  shoe, a bank, a match or a solo game — and publishes
+  ``commitment = SHA-256(commitment_text)`` before any client seed can exist, where
+  ``commitment_text`` names the algorithm, the table, the shoe number (the record's
+  number at its table), the variant and the server seed;
+- each seated player's client sends a client seed (1–64 characters from
+  ``A–Z a–z 0–9 _ -``) after it has seen the commitment;
+- the record's seed is ``HMAC-SHA256(key=server_seed, message=derivation_text)`` in hex,
+  where ``derivation_text`` holds the algorithm, the context, the nonce and every
+  contributed client seed in seat order; every shuffle, lot and cut of the record
+  derives from that seed (games.shuffle).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+ALGORITHM = "mixed-hmac-sha256/1"
+CONTEXT_FIELDS = ("table", "shoe", "variant")
+SERVER_SEED = re.compile(r"[0-9a-f]{64}")
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+Fairness = dict[str, Any]
+
+
+class FairnessError(ValueError):
+    """A fairness object that is not of the documented form."""
+
+
+def commitment_text(server_seed: str, context: Mapping[str, Any]) -> str:
+    table, shoe, variant = (context[name] for name in CONTEXT_FIELDS)
+    return f"{ALGORITHM}|table={table}|shoe={shoe}|variant={variant}|server_seed={server_seed}"
+
+
+def commit(server_seed: str, context: Mapping[str, Any]) -> str:
+    """The commitment published before the first card: SHA-256 of the commitment text."""
+    return hashlib.sha256(commitment_text(server_seed, context).encode("utf-8")).hexdigest()
+
+
+def derivation_text(
+    context: Mapping[str, Any], client_seeds: Sequence[Mapping[str, str]], nonce: int
+) -> str:
+    lines = [ALGORITHM, *(f"{name}={context[name]}" for name in CONTEXT_FIELDS)]
+    lines.append(f"nonce={nonce}")
+    lines.extend(f"client={entry['seat']}:{entry['seed']}" for entry in client_seeds)
+    return "\n".join(lines)
+
+
+def derive(
+    server_seed: str,
+    context: Mapping[str, Any],
+    client_seeds: Sequence[Mapping[str, str]],
+    nonce: int = 0,
+) -> str:
+    """The record's seed: HMAC-SHA256 keyed by the server seed over the derivation text."""
+    message = derivation_text(context, client_seeds, nonce).encode("utf-8")
+    return hmac.new(server_seed.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+def fairness_object(
+    *,
+    server_seed: str | None,
+    commitment: str,
+    context: Mapping[str, Any],
+    client_seeds: Sequence[Mapping[str, str]],
+    nonce: int = 0,
+) -> Fairness:
+    """A record's ``fairness`` object (specs/hand-record.md); ``server_seed`` is None
+    until it is revealed."""
+    return {
+        "algorithm": ALGORITHM,
+        "commitment": commitment,
+        "server_seed": server_seed,
+        "client_seeds": [{"seat": e["seat"], "seed": e["seed"]} for e in client_seeds],
+        "nonce": nonce,
+        "context": {name: context[name] for name in CONTEXT_FIELDS},
+    }
+
+
+def _shape(fairness: object) -> Fairness:
+    """The object, checked against the documented form (FairnessError if not)."""
+    if not isinstance(fairness, dict):
+        raise FairnessError('"fairness" must be an object')
+    if fairness.get("algorithm") != ALGORITHM:
+        raise FairnessError(
+            f"unknown fairness algorithm {fairness.get('algorithm')!r}; known: {ALGORITHM}"
+        )
+    context = fairness.get("context")
+    if not isinstance(context, dict) or any(name not in context for name in CONTEXT_FIELDS):
+        raise FairnessError('"context" must be an object with table, shoe and variant')
+    if not isinstance(fairness.get("commitment"), str):
+        raise FairnessError('"commitment" must be a hex string')
+    server_seed = fairness.get("server_seed")
+    if server_seed is not None and not (
+        isinstance(server_seed, str) and SERVER_SEED.fullmatch(server_seed)
+    ):
+        raise FairnessError('"server_seed" must be 64 lowercase hex characters, or null')
+    nonce = fairness.get("nonce")
+    if type(nonce) is not int or nonce < 0:
+        raise FairnessError('"nonce" must be a whole number ≥ 0')
+    seeds = fairness.get("client_seeds")
+    if not isinstance(seeds, list):
+        raise FairnessError('"client_seeds" must be a list of {"seat", "seed"}')
+    for entry in seeds:
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("seat"), str)
+            or not isinstance(entry.get("seed"), str)
+            or not CLIENT_SEED.fullmatch(entry["seed"])
+        ):
+            raise FairnessError('each client seed is {"seat": ID, "seed": 1–64 of A–Z a–z 0–9 _ -}')
+    return fairness
+
+
+def checks(fairness: object, seed: object, variant: object) -> list[tuple[str, bool]]:
+    """Each check a verifier makes, in plain words, with its result. An unrevealed
+    server seed leaves only the form to check."""
+    try:
+        shape = _shape(fairness)
+    except FairnessError as error:
+        return [(f"the fairness object is of the documented form: {error}", False)]
+    results = [("the fairness object is of the documented form", True)]
+    context = shape["context"]
+    results.append(
+        (
+            f"its context names this record's variant ({variant})",
+            context["variant"] == variant,
+        )
+    )
+    server_seed = shape["server_seed"]
+    if server_seed is None:
+        results.append(("the server seed is revealed (not yet: nothing more to check)", True))
+        return results
+    results.append(
+        (
+            "SHA-256 of the commitment text (algorithm, table, shoe, variant, server seed) "
+            "is the published commitment",
+            commit(server_seed, context) == shape["commitment"],
+        )
+    )
+    results.append(
+        (
+            "the record's seed is HMAC-SHA256 of the server seed over the context, the nonce "
+            f"and the {len(shape['client_seeds'])} client seed(s)",
+            seed == derive(server_seed, context, shape["client_seeds"], shape["nonce"]),
+        )
+    )
+    return results
+
+
+def problem(fairness: object, seed: object, variant: object) -> str | None:
+    """Why a record's fairness does not check out, or None when every check passes."""
+    for text, passed in checks(fairness, seed, variant):
+        if not passed:
+            return f"check failed: {text}"
+    return None
