@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from games import engine
 from games.record import replay_text
-from games.shuffle import commitment, shuffled
+from games.shuffle import shuffled
 
 _DECK_OF = {
     "classic": ("standard52", 1),
@@ -43,13 +43,68 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _deal(args: argparse.Namespace) -> int:
     from games.cards import shoe
+    from games.fairness import SERVER_SEED
 
+    if not SERVER_SEED.fullmatch(args.seed):
+        return _refuse(
+            "deal",
+            "--seed is a record's seed: 64 lowercase hex characters (docs/fairness.md)",
+        )
+    if args.shuffle < 0:
+        return _refuse("deal", "--shuffle is a shuffle's number: 0 or more")
     kind, copies = _DECK_OF[args.variant]
     order = shuffled(shoe(kind, copies), args.seed, args.shuffle)
     print(f"variant: {args.variant}  deck: {kind} x{copies}  shuffle: {args.shuffle}")
-    print(f"commitment: sha256(seed) = {commitment(args.seed)}")
     print(" ".join(order))
     return 0
+
+
+def _refuse(command: str, message: str) -> int:
+    print(f"{command}: {message}", file=sys.stderr)
+    return 2
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Each check of a record's fairness, in plain words, then its replay."""
+    from games import fairness
+    from games.record import ReplayError, replay
+
+    text = _read(args.file)
+    if text is None:
+        return _refuse("verify", f"cannot read {args.file}")
+    try:
+        record = json.loads(text)
+    except ValueError as error:
+        return _refuse("verify", f"the record is not valid JSON: {error}")
+    if not isinstance(record, dict) or "fairness" not in record:
+        return _refuse("verify", 'the record has no "fairness" object to verify')
+    checks = fairness.checks(record["fairness"], record.get("seed"), record.get("variant"))
+    try:
+        replayed = replay(record)
+        checks.append(("the record replays from its seed and actions", True))
+        stored = record.get("result")
+        if stored is not None:
+            same = {k: v for k, v in replayed["result"].items()} == stored
+            checks.append(("the replay reproduces the stored result", same))
+    except ReplayError as error:
+        checks.append(
+            (f"the record replays: {error.error['code']}: {error.error['message']}", False)
+        )
+    for words, passed in checks:
+        print(f"{'ok  ' if passed else 'FAIL'}  {words}")
+    passed = all(ok for _words, ok in checks)
+    print("verified: every check passed" if passed else "NOT verified")
+    return 0 if passed else 1
+
+
+def _read(name: str) -> str | None:
+    try:
+        if name == "-":
+            return sys.stdin.buffer.read().decode("utf-8")
+        with open(name, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _strategy(args: argparse.Namespace) -> int:
@@ -96,6 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     deal.set_defaults(run=_deal)
 
+    verify = commands.add_parser(
+        "verify", help="check a hand record's fairness (commitment, seed, replay) in plain words"
+    )
+    verify.add_argument("file", help="the record's file, or - for standard input")
+    verify.set_defaults(run=_verify)
+
     strategy = commands.add_parser(
         "strategy", help="print a variant's computed optimal chart and expected return"
     )
@@ -114,7 +175,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     simulate.set_defaults(run=_simulate)
 
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    for argument in arguments:
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8 reach Python as surrogates
+            return _refuse("python -m games", f"an argument is not UTF-8 text: {argument!r}")
+    args = parser.parse_args(arguments)
     status: int = args.run(args)
     return status
 

@@ -3,7 +3,8 @@
 The algorithm is stated in docs/fairness.md precisely enough for an independent
 verifier; change nothing here without changing that document (and its verifier test).
 
-- commitment = SHA-256(seed as UTF-8), hex;
+- the seed itself comes from games.fairness (a committed server seed mixed with the
+  players' client seeds);
 - shuffle number n (0, 1, 2, … across a record) reads the byte stream
   SHA-256(f"{seed}:{n}:{k}") for k = 0, 1, 2, …, as big-endian 32-bit words;
 - a uniform integer below m takes the next word u, rejects u ≥ 2³² − (2³² mod m)
@@ -27,11 +28,6 @@ _WORD = 1 << 32
 def fresh_seed() -> str:
     """A new seed from the operating system's cryptographically strong source."""
     return secrets.token_hex(32)
-
-
-def commitment(seed: str) -> str:
-    """What the table publishes before the first card: SHA-256 of the seed."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
 class SeedStream:

@@ -11,26 +11,44 @@ from types import ModuleType
 
 import pytest
 
-from games import shuffle
+from games import fairness, shuffle
 from games.cards import RUSSIAN36, STANDARD52, shoe
 
 ROOT = Path(__file__).resolve().parents[2]
 FAIRNESS_DOC = ROOT / "docs" / "fairness.md"
 
-# A deal recorded once and kept: if the algorithm ever changes, every stored round's
-# seed stops reproducing its cards, so this must fail loudly.
-RECORDED_SEED = "5b1f0c6d2a4e8f9071c3b5d7e9f1a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e6b81"
-RECORDED_COMMITMENT = "678aa438164438d380210c5122a37dfef182b132b90c28af5e1caa2dd68d60ff"
-RECORDED_FIRST_EIGHT = ["6H", "AS", "TD", "8C", "AC", "QH", "JS", "TS"]
+# A deal recorded once and kept: if the algorithm ever changes, every stored record's
+# seed stops reproducing its cards, so this must fail loudly. (Checked independently with
+# `openssl dgst -sha256 -hmac` and `sha256sum` on the texts docs/fairness.md states.)
+RECORDED_SERVER_SEED = "0f" * 32
+RECORDED_CONTEXT = {"table": 1, "shoe": 1, "variant": "classic"}
+RECORDED_CLIENTS = [{"seat": "ann", "seed": "alpha"}, {"seat": "bob", "seed": "Bravo-2"}]
+RECORDED_COMMITMENT = "81ade17591bea878eafc0b3c0bac9ac0ec1c21b024462ca6eeeca84f6d6d55c0"
+RECORDED_SEED = "8f5f82165a1ff2cc6e7bf5becae4ca05f8a7e6cdcc4d711489683df4142f759a"
+RECORDED_FIRST_EIGHT = ["AH", "9S", "6S", "TD", "KH", "5C", "9H", "3S"]
 
 
 def _verifier() -> ModuleType:
     blocks = re.findall(r"```python\n(.*?)```", FAIRNESS_DOC.read_text(encoding="utf-8"), re.S)
     assert len(blocks) == 1, "docs/fairness.md should hold exactly one verifier block"
-    assert len(blocks[0].strip().splitlines()) <= 35, "the verifier is meant to stay short"
+    assert len(blocks[0].strip().splitlines()) < 40, "the verifier stays under 40 lines"
     module = ModuleType("fairness_verifier")
     exec(compile(blocks[0], str(FAIRNESS_DOC), "exec"), module.__dict__)
     return module
+
+
+def _record(variant: str = "classic", clients=RECORDED_CLIENTS) -> dict:
+    server_seed = shuffle.fresh_seed()
+    context = {"table": 4, "shoe": 2, "variant": variant}
+    return {
+        "seed": fairness.derive(server_seed, context, clients),
+        "fairness": fairness.fairness_object(
+            server_seed=server_seed,
+            commitment=fairness.commit(server_seed, context),
+            context=context,
+            client_seeds=clients,
+        ),
+    }
 
 
 @pytest.mark.parametrize(
@@ -38,25 +56,44 @@ def _verifier() -> ModuleType:
     [("standard52", 1, 0), ("standard52", 2, 3), ("standard52", 6, 1), ("russian36", 1, 7)],
 )
 def test_documented_verifier_reproduces_engine_shuffles(deck: str, decks: int, shuffle_no: int):
-    seed = shuffle.fresh_seed()
-    order = _verifier().verify(seed, shuffle.commitment(seed), deck, decks, shuffle_no)
-    assert order == shuffle.shuffled(shoe(deck, decks), seed, shuffle_no)
+    record = _record()
+    order = _verifier().verify(record, deck, decks, shuffle_no)
+    assert order == shuffle.shuffled(shoe(deck, decks), record["seed"], shuffle_no)
 
 
-def test_verifier_rejects_a_seed_that_does_not_match_the_commitment():
-    with pytest.raises(SystemExit, match="does not match"):
-        _verifier().verify("a-seed", shuffle.commitment("another-seed"))
+def test_verifier_rejects_a_server_seed_that_does_not_match_the_commitment():
+    record = _record()
+    record["fairness"]["commitment"] = _record()["fairness"]["commitment"]
+    with pytest.raises(SystemExit, match="commitment"):
+        _verifier().verify(record)
+
+
+def test_verifier_rejects_a_seed_its_inputs_do_not_derive():
+    record = _record()
+    record["fairness"]["client_seeds"] = []
+    with pytest.raises(SystemExit, match="derive"):
+        _verifier().verify(record)
 
 
 def test_recorded_deal_still_reproduces():
-    assert shuffle.commitment(RECORDED_SEED) == RECORDED_COMMITMENT
-    order = shuffle.shuffled(shoe("standard52"), RECORDED_SEED, 0)
-    assert order[:8] == RECORDED_FIRST_EIGHT
-    assert _verifier().verify(RECORDED_SEED, RECORDED_COMMITMENT)[:8] == RECORDED_FIRST_EIGHT
+    assert fairness.commit(RECORDED_SERVER_SEED, RECORDED_CONTEXT) == RECORDED_COMMITMENT
+    seed = fairness.derive(RECORDED_SERVER_SEED, RECORDED_CONTEXT, RECORDED_CLIENTS)
+    assert seed == RECORDED_SEED
+    assert shuffle.shuffled(shoe("standard52"), seed, 0)[:8] == RECORDED_FIRST_EIGHT
+    record = {
+        "seed": seed,
+        "fairness": fairness.fairness_object(
+            server_seed=RECORDED_SERVER_SEED,
+            commitment=RECORDED_COMMITMENT,
+            context=RECORDED_CONTEXT,
+            client_seeds=RECORDED_CLIENTS,
+        ),
+    }
+    assert _verifier().verify(record)[:8] == RECORDED_FIRST_EIGHT
 
 
-def test_deal_command_prints_commitment_and_order():
-    seed = "check-me"
+def test_deal_command_prints_the_order_of_a_seed():
+    seed = shuffle.fresh_seed()
     out = subprocess.run(
         [sys.executable, "-m", "games", "deal", "--variant", "banker36", "--seed", seed],
         capture_output=True,
@@ -64,8 +101,43 @@ def test_deal_command_prints_commitment_and_order():
         check=True,
         cwd=ROOT,
     ).stdout
-    assert shuffle.commitment(seed) in out
     assert " ".join(shuffle.shuffled(list(RUSSIAN36), seed, 0)) in out
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (["--seed", "not-a-seed"], "64 lowercase hex"),
+        (["--seed", "A" * 64], "64 lowercase hex"),
+        (["--seed", "a" * 64, "--shuffle", "-1"], "0 or more"),
+    ],
+)
+def test_deal_refuses_bad_input_with_a_clear_error(arguments, says):
+    out = subprocess.run(
+        [sys.executable, "-m", "games", "deal", "--variant", "solo", *arguments],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2 and says in out.stderr and "Traceback" not in out.stderr
+
+
+def test_bytes_that_are_not_utf8_are_refused_without_a_traceback():
+    out = subprocess.run(
+        [
+            sys.executable.encode(),
+            b"-m",
+            b"games",
+            b"deal",
+            b"--variant",
+            b"solo",
+            b"--seed",
+            b"\xff\xfe",
+        ],
+        capture_output=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2 and b"not UTF-8" in out.stderr and b"Traceback" not in out.stderr
 
 
 def test_shuffle_is_a_permutation_and_depends_on_seed_and_number():

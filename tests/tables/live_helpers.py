@@ -75,6 +75,24 @@ def play_game_randomly(table: Table, users: dict[int, Any], rng: random.Random, 
     raise AssertionError("the game did not end")
 
 
+def play_step(table: Table, users: dict[int, Any], rng: random.Random, number: int) -> bool:
+    """One move of game `number` (a random legal move, or the sweep for an AI seat);
+    False once that game is over."""
+    game = playing(table)
+    if game is None or game.number != number:
+        return False
+    seat_id = engine.legal_actions(game.state)["seat"]
+    entry = game.player_entry(seat_id)
+    if entry["ai"]:
+        sweep_after(game.deadline)
+        return True
+    move = random_move(game, rng)
+    if move["action"] == "new_game":
+        move = {"action": "next_round"} if game.state.get("phase") == "over" else move
+    services.game_act(table=table, player=users[entry["user"]], action=move, version=None)
+    return True
+
+
 def sweep_after(moment: datetime.datetime | None, seconds: float = 0.001) -> int:
     now = (moment or timezone.now()) + datetime.timedelta(seconds=seconds)
     return services.deadlines_sweep(now=now)

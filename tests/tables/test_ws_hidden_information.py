@@ -193,7 +193,7 @@ class HiddenCheck:
             assert len(stock) < 6 or stock not in raw, f"{where}: the stock"
             pile = game.state.get("discards") or ""  # banker36's, sat-out cards included
             assert len(pile) < 6 or pile not in raw, f"{where}: the discards"
-            if game.seed in raw:
+            if game.seed in raw or game.server_seed in raw:
                 self.check_seed_shown(message, game, where)
         if kind in ("update", "snapshot"):
             self.check_frame(name, message, where)
@@ -237,6 +237,7 @@ class HiddenCheck:
         over = info["status"] != "playing"
         if not over:
             assert info["seed"] is None and info["result"] is None, where
+            assert info["server_seed"] is None, where
         outside = {k: v for k, v in info.items() if k not in ("view", "result")}
         assert card_tokens(outside) == [], where
 
