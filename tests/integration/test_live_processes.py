@@ -233,6 +233,9 @@ def stack(
         "DEBUG": "1",
         "DEADLINE_TICKER": "0",
         "GAME_INTERLUDE_SECONDS": str(INTERLUDE_SECONDS),
+        # Long enough that bank 1 is dealt by the clients' seeds, not by the clock;
+        # bank 2's announcement (nobody sends seeds) is dealt by beat at its end.
+        "CLIENT_SEED_SECONDS": "2",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "LOG_LEVEL": "INFO",
@@ -634,6 +637,15 @@ async def _play(stack: Stack, table_id: int, conns: list[Conn]) -> None:
         assert (await live[name].command("sit"))["seat"] == name
     for name in ("ann", "bob"):
         await live[name].command("ready")
+    # The bank is announced with its commitment before any card; each player's client
+    # sends a client seed (as the page does), and the deal follows the last one.
+    announced = await live[None].expect(
+        lambda f: (f.get("table") or {}).get("pending") is not None, what="the announcement"
+    )
+    pending = announced["table"]["pending"]
+    assert pending["game"] == 1 and pending["given"] == [] and announced["game"] is None
+    for name in ("ann", "bob"):
+        await live[name].command("client_seed", seed=f"{name}-from-the-page")
     start = {
         name: await conn.expect(shows_game(1), what="game 1 started") for name, conn in live.items()
     }
@@ -641,7 +653,12 @@ async def _play(stack: Stack, table_id: int, conns: list[Conn]) -> None:
     banker = view["banker"]
     ponter = "bob" if banker == "ann" else "ann"
     commitment = start[None]["game"]["commitment"]
-    assert start[None]["game"]["seed"] is None and commitment
+    assert start[None]["game"]["seed"] is None and commitment == pending["commitment"]
+    assert start[None]["game"]["server_seed"] is None
+    assert [c["seed"] for c in start[None]["game"]["client_seeds"]] == [
+        "ann-from-the-page",
+        "bob-from-the-page",
+    ]
     assert view["bank"] == STAKE and start[None]["game"]["deadline_seat"] == ponter
     assert hand_of(view, ponter) == {"seat": ponter, "status": "playing", "cards": [], "hidden": 1}
     assert hand_of(start[banker]["game"]["view"], ponter)["cards"] == []
