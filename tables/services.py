@@ -805,11 +805,11 @@ def session_end(*, table: Table, player: Any) -> dict[str, Any]:
     table = Table.objects.select_for_update().get(pk=table.pk)
     if table.variant != BLACKJACK:
         raise PlayError("illegal_action", _("Сессия бывает только в блэкджеке."))
-    if not table.seats.filter(player=player).exists():
-        raise PlayError("not_seated", _("Сначала сядьте за стол."))
-    game = _playing(table)
+    game = _playing(table)  # checked first, as for a move (game_act)
     if game is None:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))
+    if not table.seats.filter(player=player).exists():
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
     _end_game(table, game, _now(), status=Game.Status.FINISHED)
     table.next_game_at = None
     table.save(update_fields=["next_game_at"])

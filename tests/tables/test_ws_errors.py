@@ -308,7 +308,7 @@ async def test_not_seated(make_user):
     await solo_watcher.close()
     blackjack = await table_with("blackjack")
     trainee = await connect(blackjack, kim)
-    await refused(trainee, "not_seated", "end_session")
+    await refused(trainee, "no_game", "end_session")  # no session yet: checked first
     for client in (watcher, trainee, *clients.values()):
         await client.close()
 
