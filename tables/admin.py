@@ -309,6 +309,8 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "first_banker",
         "options_json",
         "commitment",
+        "server_seed",
+        "client_seeds",
         "seed",
         "state_json",
         "record_download",
@@ -335,14 +337,17 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             return [
                 (None, {"fields": summary}),
                 (gettext_lazy("Игроки"), {"fields": players}),
-                (gettext_lazy("Честность"), {"fields": ("commitment",)}),
+                (gettext_lazy("Честность"), {"fields": ("commitment", "client_seeds")}),
                 (gettext_lazy("Полное состояние"), {"fields": ("withheld",)}),
                 (gettext_lazy("Фишки"), {"fields": ("ledger_summary",)}),
             ]
         return [
             (None, {"fields": summary}),
             (gettext_lazy("Игроки"), {"fields": players}),
-            (gettext_lazy("Честность"), {"fields": ("commitment", "seed")}),
+            (
+                gettext_lazy("Честность"),
+                {"fields": ("commitment", "server_seed", "client_seeds", "seed")},
+            ),
             (
                 gettext_lazy("Полное состояние"),
                 {
