@@ -13,6 +13,7 @@ ticker — plays them through the same code.
 from __future__ import annotations
 
 import datetime
+import logging
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +37,8 @@ from tables import broadcast
 from tables.frames import frame
 from tables.models import ClientCommand, Game, GameEvent, Presence, Seat, Table
 from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
+
+logger = logging.getLogger(__name__)
 
 # A one_shoe game's length in the engine: the shoe ends it long before.
 _OPEN_ENDED = 1_000_000
@@ -496,9 +499,16 @@ def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     table.pending = pending
     table.save(update_fields=["pending"])
     if not _waiting_for_seeds(table):
-        _deal(table, _now())
-    else:
-        _touch(table, _latest(table), [{"type": "client_seed", "seat": seat.seat_id}])
+        try:
+            with transaction.atomic():
+                _deal(table, _now())
+            return {"game": pending["number"]}
+        except PlayError:
+            # The players it was announced for are not all here any more: the seed is
+            # kept, and the sweep settles the announcement at deal_at.
+            table.pending = pending
+            table.deal_at = Table.objects.values_list("deal_at", flat=True).get(pk=table.pk)
+    _touch(table, _latest(table), [{"type": "client_seed", "seat": seat.seat_id}])
     return {"game": pending["number"]}
 
 
@@ -869,16 +879,27 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     applied = 0
     due = Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
     for table_id in list(due.values_list("table_id", flat=True)):
-        applied += _apply_due(table_id, now)
+        applied += _swept(_apply_due, table_id, now)
     starting = Table.objects.filter(status=Table.Status.OPEN, next_game_at__lte=now)
     for table_id in list(starting.values_list("pk", flat=True)):
-        applied += _start_due(table_id, now)
+        applied += _swept(_start_due, table_id, now)
     dealing = Table.objects.filter(status=Table.Status.OPEN, deal_at__lte=now)
     for table_id in list(dealing.values_list("pk", flat=True)):
-        applied += _deal_due(table_id, now)
+        applied += _swept(_deal_due, table_id, now)
     # Heartbeats keep the wall clock, whatever `now` the caller sweeps for.
     presences_expire(now=_now())
     return applied
+
+
+def _swept(step: Callable[[int, datetime.datetime], int], table_id: int, now: Any) -> int:
+    """One table's part of a sweep. A table whose deadline cannot be played (its chips
+    cannot move, a bug) is logged and left for an admin, not allowed to stop the clock of
+    every table swept after it; its own transaction has rolled back."""
+    try:
+        return step(table_id, now)
+    except Exception:
+        logger.exception("sweep of table %s failed", table_id)
+        return 0
 
 
 def _locked_or_skip(table_id: int) -> Table | None:
@@ -1148,7 +1169,10 @@ class _Repeat(Exception):
 def command_run(
     *, user: Any, table: Table, client_id: str, run: Callable[[], dict[str, Any]]
 ) -> dict[str, Any]:
-    _apply_due(table.pk, _now())  # an overdue decision is played before anything else
+    # An overdue decision is played before anything else. One that cannot be played is
+    # not this command's refusal (its message would be another seat's, a balance
+    # included): a move still meets it in game_act, while stand, close and the like go on.
+    _swept(_apply_due, table.pk, _now())
     try:
         return command_once(user=user, table=table, client_id=client_id, run=run)
     except _Repeat:

@@ -322,3 +322,17 @@ async def test_no_frame_holds_the_server_seed_or_the_seed_before_the_reveal(
     assert [c["seed"] for c in finished.client_seeds] == [f"tab-{n}" for n in range(humans)]
     # the engine state itself never travelled either
     assert engine.view(finished.state, None)
+
+
+@pytest.mark.django_db
+def test_the_last_client_seed_is_kept_when_the_deal_cannot_be_made_yet(make_user, settings):
+    table, users = announce("banker36", make_user, settings)
+    first, second = users.values()
+    services.seat_leave(table=table, player=first)  # only one announced player is left
+    answer = services.client_seed_give(table=table, player=second, seed="still-counts")
+    table.refresh_from_db()
+    assert answer == {"game": 1} and playing(table) is None
+    assert table.pending["client_seeds"] == {second.username: "still-counts"}
+    services.deadlines_sweep(now=table.deal_at)  # too few players: the announcement drops
+    table.refresh_from_db()
+    assert table.pending is None and playing(table) is None
