@@ -106,6 +106,13 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         (gettext_lazy("История"), {"fields": ("created_by", "created_at", "closed_at")}),
     ]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Table | None = None) -> Any:
+        # A table's games, chips and records follow its variant (the services read it):
+        # changed under a game in play, its stakes would stay in escrow and its record
+        # would no longer replay. Another variant is another table.
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return fields if obj is None else ("variant", *fields)
+
     def get_fieldsets(self, request: HttpRequest, obj: Table | None = None) -> Any:
         fieldsets = list(super().get_fieldsets(request, obj))
         if obj is not None:

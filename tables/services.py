@@ -966,7 +966,14 @@ def _stand_up_absent(table: Table, now: datetime.datetime) -> None:
     """Before a game that starts by itself: players gone longer than the reconnect grace
     lose their seats, so a table of absent players does not play on for ever."""
     cutoff = now - _seconds(table.reconnect_grace_seconds)
-    gone = list(table.seats.filter(away_since__lt=cutoff).select_related("player"))
+    # A seat can keep `away_since` while its player is connected (a reload's new socket
+    # joining as the old one leaves): a live connection says they are here.
+    online = _live_presences(table, _now()).values_list("user_id", flat=True)
+    gone = list(
+        table.seats.filter(away_since__lt=cutoff)
+        .exclude(player_id__in=list(online))
+        .select_related("player")
+    )
     for seat in gone:
         seat.delete()
     if gone:
