@@ -57,13 +57,15 @@ def _game_change_url(game: Game) -> str:
 
 
 class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
-    """Who sits where. Players sit down themselves; an admin can only free a seat."""
+    """Who sits where. Players sit down and stand up themselves; an admin frees seats by
+    closing the table (through the services, which settle a game in play), never by
+    deleting rows here."""
 
     model = Seat
     extra = 0
-    fields = ("number", "player", "seated_at")
+    fields = ("number", "player", "ai_level", "leaving", "seated_at")
     readonly_fields = fields
-    can_delete = True
+    can_delete = False
     ordering = ("number",)
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:

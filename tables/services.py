@@ -188,6 +188,11 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
         raise SeatError(_("Стол закрыт."), code="table_closed")
     existing = table.seats.filter(player=player).first()
     if existing is not None:
+        if existing.leaving:
+            raise SeatError(
+                _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
+                code="leaving",
+            )
         return existing
     if table.private and invite != table.invite_code and not _is_host(table, player):
         raise SeatError(_("Это частный стол: нужна ссылка-приглашение."), code="invite_required")
@@ -715,7 +720,8 @@ def _sync_chips(game: Game, *, void: bool) -> None:
                     source=escrow, destination=wallet, amount=-amount, reason=reason, **common
                 )
         except ChipsError as error:
-            raise PlayError(error.code, error.message) from error
+            # Not the ledger's own message: it names a balance, maybe another player's.
+            raise PlayError(error.code, _("Не хватает фишек для этого хода.")) from error
     game.escrowed = target
 
 

@@ -195,3 +195,27 @@ def test_admin_cannot_change_the_variant_of_a_table_with_chips_in_play(admin_cli
     assert table.variant == "salon"
     services.table_close(table=Table.objects.get(pk=table.pk))
     assert escrows_empty() and conservation_holds()
+
+
+@pytest.mark.django_db
+def test_sitting_down_again_while_leaving_is_refused_with_a_clear_code(make_user, settings):
+    settings.GAME_INTERLUDE_SECONDS = 3600
+    ann, bob = make_user("ann2"), make_user("bob2")
+    table = services.table_create(variant="banker36", name="L", stake=10, entry_limit=100)
+    services.seat_take(table=table, player=ann)
+    services.seat_take(table=table, player=bob)
+    services.game_start(table=table, by=make_user("boss", is_staff=True))
+    services.seat_leave(table=table, player=ann)
+    with pytest.raises(services.SeatError) as refused:
+        services.seat_take(table=table, player=ann)
+    assert refused.value.code == "leaving"
+
+
+@pytest.mark.django_db
+def test_the_admin_cannot_delete_a_seat_behind_the_services(admin_client, make_user):
+    from django.urls import reverse
+
+    table = services.table_create(variant="classic", name="C")
+    services.seat_take(table=table, player=make_user("sam"))
+    html = admin_client.get(reverse("admin:tables_table_change", args=[table.pk])).content
+    assert b"seats-0-DELETE" not in html
