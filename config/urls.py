@@ -1,7 +1,17 @@
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
+
+def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin's). Resolved per
+    # request: in production the static name is hashed, and known after collectstatic.
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
+
+
 urlpatterns = [
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("accounts.urls")),
