@@ -163,5 +163,7 @@ def test_ci_script_starts_services_and_requires_them():
         "postgres://postgres@",
         "redis://127.0.0.1:6379/0",
         "make test",
+        "apt-get install -y chromium",  # the browser tests (tests/e2e)
     ):
         assert needle in text, needle
+    assert text.index("apt-get install -y chromium") < text.rindex("make test")

@@ -1,0 +1,330 @@
+"""Browser end-to-end tests: a real daphne on the test database, driven by Chromium.
+
+- `daphne_server`: daphne as a subprocess on a free port, on pytest-django's test database
+  (the SQLite file named by TEST_DATABASE_NAME, or PostgreSQL with DATABASE_URL) and
+  Redis when REDIS_URL is set, DEBUG on; ready once /healthz answers. Tests that use it
+  also take `transactional_db`, so that what they write is committed and daphne sees it;
+  `demo_tables` runs `manage.py demo_setup` on that database.
+- `browser`: Debian's chromium (/usr/bin/chromium, headless, --no-sandbox: we may run as
+  root) through pytest-playwright's fixtures; Playwright's own browser download is never
+  used. Without chromium the tests skip, or fail when REQUIRE_SERVICES=1 (CI).
+- `console`: collects JavaScript errors, failed loads and CSP violations of a page;
+  `assert_clean()` fails the test on any, and it is checked again at teardown.
+- `shoot(page, name)`: full-page screenshots under test-artifacts/ at 360x740 and
+  1280x800.
+
+Playwright's sync API keeps its own event loop marked as running in this thread while it
+is started. So it lives for one module only (pytest-playwright's session-wide fixtures
+are re-scoped below): the asyncio tests that run after this package need the thread to
+themselves. While it lives, Django's async-safety guard would mistake that loop for an
+async caller and refuse ORM calls (fixtures, the database flush), so the guard is lifted
+for that module only: no Django code runs on Playwright's loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.conftest import REQUIRE_SERVICES, _missing
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+if not (BIN / "daphne").exists():  # pragma: no cover - pytest run from outside the venv
+    BIN = ROOT / ".venv" / "bin"
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "test-artifacts"
+VIEWPORTS = {"phone": (360, 740), "desktop": (1280, 800)}
+STARTUP_TIMEOUT = 40.0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.path).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _database_url() -> str:
+    """pytest-django's test database as a URL, for the subprocess."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        # A file named by TEST_DATABASE_NAME, relative to pytest's working directory.
+        name = str(db["NAME"])
+        assert name != ":memory:" and "mode=memory" not in name, (
+            "an in-memory SQLite test database cannot be shared with daphne"
+        )
+        return f"sqlite:///{Path(name).resolve()}"
+    assert connection.vendor == "postgresql", connection.vendor
+    user = quote(db["USER"] or "", safe="")
+    password = quote(db["PASSWORD"] or "", safe="")
+    auth = f"{user}:{password}@" if password else f"{user}@" if user else ""
+    host = db["HOST"] or "127.0.0.1"
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    return f"postgres://{auth}{host}{port}/{quote(db['NAME'], safe='')}"
+
+
+def _get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        conn.request("GET", path)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@dataclass
+class DaphneServer:
+    port: int
+    log: Path
+    env: dict[str, str] = field(repr=False)
+    proc: subprocess.Popen[bytes] = field(repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """`manage.py` with daphne's environment: on the same database."""
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    def log_tail(self, lines: int = 80) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def daphne_server(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DaphneServer]:
+    with django_db_blocker.unblock():
+        database_url = _database_url()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": settings.REDIS_URL,
+        "DEBUG": "1",
+        "DEADLINE_TICKER": "0",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONUNBUFFERED": "1",
+    }
+    port = _free_port()
+    log = tmp_path_factory.mktemp("e2e") / "daphne.log"
+    with log.open("wb") as out:
+        # Its own session, so that a signal reaches it (and only it) by its group id.
+        proc = subprocess.Popen(
+            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = DaphneServer(port=port, log=log, env=env, proc=proc)
+    try:
+        end = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"daphne exited (code {proc.returncode}):\n{server.log_tail()}")
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                if _get(port, "/healthz") == 200:
+                    break
+            if time.monotonic() > end:
+                pytest.fail(f"daphne did not answer /healthz:\n{server.log_tail()}")
+            time.sleep(0.05)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def demo_tables(daphne_server: DaphneServer, transactional_db: None) -> str:
+    """One open table per variant and the demo admin, as `make run` sets them up.
+
+    `manage.py demo_setup` runs as a subprocess on the test database, as daphne does: in
+    this process, Playwright's loop would stand in the way of the lobby broadcast.
+    """
+    done = daphne_server.manage("demo_setup")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+# --- the browser: pytest-playwright's fixtures, for one module at a time ---------------
+
+
+@pytest.fixture(scope="module")
+def chromium_path() -> str:
+    path = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
+    if not path:
+        _missing(
+            f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+            + ("" if REQUIRE_SERVICES else ": the browser tests skip")
+        )
+    assert path
+    return path
+
+
+@pytest.fixture(scope="module")
+def playwright(chromium_path: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    guard = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "1"
+    pw = sync_playwright().start()
+    try:
+        yield pw
+    finally:
+        pw.stop()
+        if guard is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = guard
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright: Any, browser_name: str) -> Any:
+    if browser_name != "chromium":
+        pytest.skip("only Debian's chromium is installed here")
+    return playwright.chromium
+
+
+@pytest.fixture(scope="module")
+def launch_browser(
+    browser_type_launch_args: dict[str, Any], browser_type: Any, chromium_path: str
+) -> Callable[..., Any]:
+    def launch(**kwargs: Any) -> Any:
+        # pytest-playwright's options (--headed, --slowmo) with Debian's browser.
+        options = {"executable_path": chromium_path, "args": ["--no-sandbox"]}
+        return browser_type.launch(**{**browser_type_launch_args, **options, **kwargs})
+
+    return launch
+
+
+@pytest.fixture(scope="module")
+def browser(launch_browser: Callable[..., Any]) -> Iterator[Any]:
+    browser = launch_browser()
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context_args(daphne_server: DaphneServer) -> dict[str, Any]:
+    width, height = VIEWPORTS["desktop"]
+    return {
+        "base_url": daphne_server.url,
+        "locale": "ru-RU",
+        "viewport": {"width": width, "height": height},
+    }
+
+
+# --- console errors and CSP violations ---------------------------------------------------
+
+# Chromium logs each CSP violation as a console error too; the event names the directive.
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+});
+"""
+
+
+class Console:
+    """What went wrong in a page: console errors, uncaught exceptions, failed loads."""
+
+    def __init__(self, page: Any) -> None:
+        self.problems: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
+        page.on("requestfailed", self._failed)
+        page.add_init_script(REPORT_CSP_VIOLATIONS)
+
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "assert"):
+            self.problems.append(f"console.{message.type}: {message.text} ({message.location})")
+        elif "Content Security Policy" in message.text:
+            self.problems.append(f"console.{message.type}: {message.text}")
+
+    def _failed(self, request: Any) -> None:
+        self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def take(self) -> list[str]:
+        taken, self.problems = self.problems, []
+        return taken
+
+    def assert_clean(self, where: str = "") -> None:
+        problems = self.take()
+        assert not problems, f"browser errors {where}:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def console(page: Any) -> Iterator[Console]:
+    collector = Console(page)
+    yield collector
+    collector.assert_clean("(at teardown)")
+
+
+# --- screenshots -------------------------------------------------------------------------
+
+
+def shoot(page: Any, name: str) -> list[Path]:
+    """Full-page screenshots of the current page at each viewport; returns their paths.
+
+    At the phone width the page must not scroll sideways.
+    """
+    ARTIFACTS.mkdir(exist_ok=True)
+    paths = []
+    for label, (width, height) in VIEWPORTS.items():
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_load_state("load")
+        path = ARTIFACTS / f"{name}-{width}x{height}.png"
+        page.screenshot(path=str(path), full_page=True)
+        paths.append(path)
+        if label == "phone":
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= width, f"{name}: {scroll}px wide at {width}px ({path})"
+    return paths
