@@ -55,7 +55,7 @@ if not (BIN / "daphne").exists():  # pragma: no cover - pytest run from outside 
 PASSWORD = "Live-Table-Pass-42"
 STAKE = 10
 DECISION_SECONDS = 5  # the table's minimum
-GRACE_SECONDS = 6
+GRACE_SECONDS = 15  # room for a reconnect and a daphne restart on a loaded machine
 INTERLUDE_SECONDS = 1
 STARTUP_TIMEOUT = 40.0  # a process's readiness
 FRAME_TIMEOUT = 10.0  # one expected frame
