@@ -58,20 +58,9 @@ def play_game_randomly(table: Table, users: dict[int, Any], rng: random.Random, 
     """Play the game in play to its end with random legal moves of the seats on turn."""
     game = playing(table)
     assert game is not None
-    number = game.number
     for _ in range(limit):
-        game = playing(table)
-        if game is None or game.number != number:
-            return latest(table) if game is None else Game.objects.get(table=table, number=number)
-        seat_id = engine.legal_actions(game.state)["seat"]
-        entry = game.player_entry(seat_id)
-        if entry["ai"]:
-            sweep_after(game.deadline)
-            continue
-        move = random_move(game, rng)
-        if move["action"] == "new_game":
-            move = {"action": "next_round"} if game.state.get("phase") == "over" else move
-        services.game_act(table=table, player=users[entry["user"]], action=move, version=None)
+        if not play_step(table, users, rng, game.number):
+            return Game.objects.get(table=table, number=game.number)
     raise AssertionError("the game did not end")
 
 
