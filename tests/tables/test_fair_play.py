@@ -322,6 +322,8 @@ async def test_no_frame_holds_the_server_seed_or_the_seed_before_the_reveal(
     assert [c["seed"] for c in finished.client_seeds] == [f"tab-{n}" for n in range(humans)]
     # the engine state itself never travelled either
     assert engine.view(finished.state, None)
+    for client in [*clients, watcher]:
+        await client.comm.disconnect()
 
 
 @pytest.mark.django_db
