@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml requirements.lock
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py demo_setup
+	$(BIN)/python manage.py demo_setup --base-url http://$(HOST):$(PORT)
 	@echo "Serving Twenty-One on http://$(HOST):$(PORT)/ (Ctrl+C stops)"
 	$(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 

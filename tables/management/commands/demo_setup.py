@@ -28,12 +28,24 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
+            "--base-url",
+            default="http://127.0.0.1:8000",
+            help="Where the server will listen, for the admin's address it prints "
+            "(make run passes its HOST and PORT).",
+        )
+        parser.add_argument(
             "--force",
             action="store_true",
             help="Run even with DEBUG off (creates an admin with a published password).",
         )
 
-    def handle(self, *args: Any, force: bool = False, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        force: bool = False,
+        base_url: str = "http://127.0.0.1:8000",
+        **options: Any,
+    ) -> None:
         if not settings.DEBUG and not force:
             raise CommandError(
                 "demo_setup creates an admin with a published password; it refuses to run "
@@ -61,7 +73,7 @@ class Command(BaseCommand):
         else:
             state = "exists, password changed since: not shown"
         self.stdout.write(self.style.SUCCESS("Demo admin (" + state + "):"))
-        self.stdout.write("  URL:      http://127.0.0.1:8000/admin/")
+        self.stdout.write(f"  URL:      {base_url.rstrip('/')}/admin/")
         self.stdout.write(f"  username: {DEMO_ADMIN_USERNAME}")
         if state != "exists, password changed since: not shown":
             self.stdout.write(f"  password: {DEMO_ADMIN_PASSWORD}")
