@@ -22,7 +22,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import engine
-from tables import consumers, services
+from tables import services
 from tables.models import Game
 from tests.tables.ws_play import (
     Live,
@@ -34,16 +34,11 @@ from tests.tables.ws_play import (
     round_cards,
 )
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def live_settings(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings.GAME_INTERLUDE_SECONDS = 0
-    # The test plays AI seats (and timeouts) itself, by sweeping past the deadline; a
-    # long real deadline keeps a slow machine's clock from playing them first.
-    settings.AI_DECISION_SECONDS = 60
-    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 10_000.0)
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("machine_speed_play"),
+]
 
 
 # --- what a viewer may see, from the full state -------------------------------------------

@@ -14,7 +14,6 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.record import replay
-from tables import consumers
 from tables.models import Game, Table
 from tests.tables.live_helpers import conservation_holds, escrows_empty
 from tests.tables.ws_play import (
@@ -30,18 +29,11 @@ from tests.tables.ws_play import (
     sweep,
 )
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def live_settings(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    settings.GAME_INTERLUDE_SECONDS = 0
-    # The test plays AI seats (and timeouts) itself, by sweeping past the deadline; a
-    # long real deadline keeps a slow machine's clock from playing them first.
-    settings.AI_DECISION_SECONDS = 60
-    # The test's clients play at machine speed; the per-connection rate limit is for
-    # people (test_ws_errors checks it).
-    monkeypatch.setattr(consumers, "RATE_PER_SECOND", 10_000.0)
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("machine_speed_play"),
+]
 
 
 async def ok(answer: dict[str, Any]) -> dict[str, Any]:
