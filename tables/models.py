@@ -347,7 +347,8 @@ class Game(models.Model):
     state = ExactJSONField(_("состояние"))
     # Who played: [{"id", "user": pk | None, "ai": level | "", "number", "chips"?}]
     players = models.JSONField(_("игроки"))
-    # The record's own options (what a replay states), and its first banker.
+    # The options the engine was given (the record states them as a replay reads them:
+    # tables.services.game_record), and the first banker.
     options = models.JSONField(_("параметры"))
     first_banker = models.CharField(_("первый банкир"), max_length=160, blank=True)
     # The record's seed, derived from the server seed and the client seeds.
@@ -430,7 +431,7 @@ class ClientCommand(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="+")
     client_id = models.CharField(max_length=64)
     outcome = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         constraints = [

@@ -572,7 +572,7 @@ def _deal(table: Table, now: datetime.datetime) -> Game:
         variant=table.variant,
         state=state,
         players=players,
-        options=table.engine_options() if table.variant != BLACKJACK else {},
+        options=_engine_options(table),
         first_banker=first_banker or "",
         seed=seed,
         server_seed=pending["server_seed"],
@@ -894,6 +894,7 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
         applied += _swept(_deal_due, table_id, now)
     # Heartbeats keep the wall clock, whatever `now` the caller sweeps for.
     presences_expire(now=_now())
+    client_commands_forget(now=_now())
     return applied
 
 
@@ -1045,8 +1046,8 @@ def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
 
 
 def presences_expire(*, now: datetime.datetime) -> int:
-    """Forget connections whose server died without closing them, as drops; and command
-    ids older than COMMAND_MEMORY. Part of every sweep."""
+    """Forget connections whose server died without closing them, as drops. Part of
+    every sweep."""
     stale = list(
         Presence.objects.filter(seen_at__lt=now - _seconds(PRESENCE_TTL_SECONDS)).values_list(
             "pk", "table_id", "user_id"
@@ -1058,8 +1059,20 @@ def presences_expire(*, now: datetime.datetime) -> int:
             table = Table.objects.filter(pk=table_id).first()
             if table is not None:
                 _presence_drop(table, user_id, now)
-    ClientCommand.objects.filter(created_at__lt=now - COMMAND_MEMORY).delete()
     return len(stale)
+
+
+_commands_forgotten_at: datetime.datetime | None = None
+
+
+def client_commands_forget(*, now: datetime.datetime) -> None:
+    """Drop command ids older than COMMAND_MEMORY — at most once a minute per process,
+    not on every one-second sweep."""
+    global _commands_forgotten_at
+    if _commands_forgotten_at is not None and now - _commands_forgotten_at < _seconds(60):
+        return
+    ClientCommand.objects.filter(created_at__lt=now - COMMAND_MEMORY).delete()
+    _commands_forgotten_at = now
 
 
 def _presence_drop(table: Table, user: Any, now: datetime.datetime) -> None:
@@ -1200,14 +1213,14 @@ def game_record(game: Game) -> dict[str, Any]:
     """The game's hand record (specs/hand-record.md), with the seed: for the server's own
     use until the game is over (`public_record` is what players get)."""
     state = game.state
-    unsettled = 0 if state["finished"] else 1
     options = dict(game.options)
-    if game.variant == SALON:
-        options.update(deals=max(1, len(state["rounds"]) + unsettled), cut=True)
-    elif game.variant == BANKER36:
-        options["banks"] = 1
-    elif game.variant == BLACKJACK:
-        options = {"rounds": max(1, len(state["rounds"]) + unsettled)}
+    if options.pop("one_shoe", False):
+        # The engine played this shoe open-ended (`one_shoe`, a live-only option); the
+        # record states the same play with the spec's own length: the deals or rounds
+        # played, and the one in progress if the record ended mid-round.
+        played = len(state["rounds"]) + (0 if state["finished"] else 1)
+        length = next(key for key, value in options.items() if value == _OPEN_ENDED)
+        options[length] = max(1, played)
     chips = game.table.variant_spec.stakes_chips
     record: dict[str, Any] = {
         "variant": game.variant,
