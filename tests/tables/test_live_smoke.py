@@ -81,3 +81,27 @@ def test_a_stored_game_state_comes_back_exactly_key_order_included(make_user):
     game.refresh_from_db()
     assert json.dumps(game.state) == in_memory
     assert list(game.state["chips"]) == ["zed", "amy", "mo"]
+
+
+@pytest.mark.django_db
+def test_command_ids_are_forgotten_after_a_day_at_most_once_a_minute(make_user, monkeypatch):
+    import datetime
+
+    from django.utils import timezone
+
+    from tables.models import ClientCommand
+
+    user = make_user("ida")
+    table = services.table_create(variant="classic", name="C")
+    old = ClientCommand.objects.create(user=user, table=table, client_id="old", outcome={})
+    ClientCommand.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - services.COMMAND_MEMORY - datetime.timedelta(minutes=1)
+    )
+    ClientCommand.objects.create(user=user, table=table, client_id="new", outcome={})
+    monkeypatch.setattr(services, "_commands_forgotten_at", None)
+    now = timezone.now()
+    services.client_commands_forget(now=now)
+    assert list(ClientCommand.objects.values_list("client_id", flat=True)) == ["new"]
+    ClientCommand.objects.filter(client_id="new").update(created_at=now - services.COMMAND_MEMORY)
+    services.client_commands_forget(now=now + datetime.timedelta(seconds=30))
+    assert ClientCommand.objects.filter(client_id="new").exists()  # not again within a minute
