@@ -1115,13 +1115,10 @@ def _touch(table: Table, game: Game | None, events: list[dict[str, Any]]) -> Non
     """A new table version: save it and, once committed, send each viewer its frame."""
     table.version += 1
     table.save(update_fields=["version", "next_game_at"])
-    shown = game if game is not None else _latest(table)
-    seats = list(table.seats.select_related("player").order_by("number"))
-    online = set(_live_presences(table, _now()).values_list("user_id", flat=True))
-    common = {"table": table, "seats": seats, "connected": online, "game": shown}
+    common = _viewing(table, game)
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)
-        for s in seats
+        for s in common["seats"]
         if s.player_id is not None
     }
     spectator = frame("update", seat=None, events=events, **common)
@@ -1129,23 +1126,27 @@ def _touch(table: Table, game: Game | None, events: list[dict[str, Any]]) -> Non
     transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
 
 
+def _viewing(table: Table, game: Game | None = None) -> dict[str, Any]:
+    """What every frame of the table is built from: its seats, who is connected, and the
+    game shown — the one in play or, between games, the last (the latest number)."""
+    return {
+        "table": table,
+        "seats": list(table.seats.select_related("player").order_by("number")),
+        "connected": set(_live_presences(table, _now()).values_list("user_id", flat=True)),
+        "game": game if game is not None else _latest(table),
+    }
+
+
 def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
     """The full picture for one connection (on connect, on a gap, after a refusal)."""
-    seats = list(table.seats.select_related("player").order_by("number"))
+    common = _viewing(table)
+    user_id = getattr(user, "pk", None)
+    # An anonymous viewer (no pk) must not match an AI seat, whose player is None too.
     seat_id = next(
-        (s.seat_id for s in seats if user is not None and s.player_id == getattr(user, "pk", 0)),
+        (s.seat_id for s in common["seats"] if user_id is not None and s.player_id == user_id),
         None,
     )
-    playing = Game.objects.filter(table=table, status=Game.Status.PLAYING).first()
-    online = set(_live_presences(table, _now()).values_list("user_id", flat=True))
-    return frame(
-        "snapshot",
-        table=table,
-        seats=seats,
-        connected=online,
-        game=playing or _latest(table),
-        seat=seat_id,
-    )
+    return frame("snapshot", seat=seat_id, **common)
 
 
 # --- idempotent commands ---------------------------------------------------------------
