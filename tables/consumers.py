@@ -4,12 +4,14 @@ shape, call one service, and send what it answers (docs/protocol.md)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
@@ -57,6 +59,20 @@ def _language(scope: dict[str, Any]) -> str:
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
+
+
+class SendsUntilGone:
+    """A frame to a client that has just closed is dropped, not raised.
+
+    A broadcast can reach a consumer after its client closed but before daphne has
+    delivered the `websocket.disconnect`; daphne then raises autobahn's `Disconnected`
+    from `send`. Raised, it kills the consumer, so `disconnect()` never runs and the
+    player's presence lingers until its TTL (no `presence` frame, no reconnect grace).
+    Dropped, the disconnect that is already queued runs the cleanup as usual."""
+
+    async def send(self, *args: Any, **kwargs: Any) -> None:
+        with contextlib.suppress(Disconnected):
+            await super().send(*args, **kwargs)  # type: ignore[misc]
 
 
 class GuardedInput:
@@ -121,7 +137,7 @@ class GuardedInput:
         return message
 
 
-class LobbyConsumer(GuardedInput, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class LobbyConsumer(SendsUntilGone, GuardedInput, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     """The open tables, sent on connect and again whenever one changes."""
 
     async def connect(self) -> None:
@@ -182,7 +198,7 @@ class LobbyConsumer(GuardedInput, AsyncJsonWebsocketConsumer):  # type: ignore[m
             return lobby_payload()
 
 
-class TableConsumer(GuardedInput, AsyncWebsocketConsumer):  # type: ignore[misc]
+class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # type: ignore[misc]
     """One live table: anyone may watch; signed-in players sit and play."""
 
     async def connect(self) -> None:

@@ -109,3 +109,30 @@ def test_players_away_longer_than_the_grace_are_stood_up_before_the_next_game(du
     services.deadlines_sweep(now=later + datetime.timedelta(seconds=60))
     assert not Seat.objects.filter(player=player).exists()
     assert playing(table) is None  # one player left: no next bank
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("consumer_class", ["TableConsumer", "LobbyConsumer"])
+async def test_a_frame_to_a_client_that_just_closed_does_not_kill_the_consumer(consumer_class):
+    """daphne raises autobahn's Disconnected when a broadcast reaches a consumer whose
+    client closed before the websocket.disconnect was delivered (CI saw it: the consumer
+    died, its disconnect never ran, and the drop was never announced). The frame is
+    dropped; the consumer lives on to run its disconnect."""
+    from autobahn.exception import Disconnected
+
+    from tables import consumers
+
+    consumer = getattr(consumers, consumer_class)()
+
+    async def gone(message):
+        raise Disconnected("Attempt to send on a closed protocol")
+
+    consumer.base_send = gone
+    await consumer.send(text_data='{"type": "presence"}')  # no exception
+
+    async def broken(message):
+        raise RuntimeError("not a disconnect")
+
+    consumer.base_send = broken
+    with pytest.raises(RuntimeError):  # anything else still surfaces
+        await consumer.send(text_data='{"type": "presence"}')
