@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -14,6 +15,11 @@ urlpatterns = [
     path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    # The djangojs catalogue as a script file (never inline: the CSP forbids it).
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("accounts.urls")),
     path("", include("tables.urls")),
+    path("", include("tables.table_urls")),
+    path("", include("tables.history_urls")),
+    path("", include("tables.screen_urls")),
 ]

@@ -138,8 +138,19 @@ class DaphneServer:
 
 
 @pytest.fixture(scope="module")
+def daphne_env() -> dict[str, str]:
+    """Extra environment for the module's daphne; a test module overrides this fixture,
+    for example to run the deadline ticker (AI moves, timeouts, the next game) with short
+    delays: {"DEADLINE_TICKER": "1", "AI_DECISION_SECONDS": "0.2", ...}."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def daphne_server(
-    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+    django_db_setup: None,
+    django_db_blocker: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    daphne_env: dict[str, str],
 ) -> Iterator[DaphneServer]:
     with django_db_blocker.unblock():
         database_url = _database_url()
@@ -152,6 +163,7 @@ def daphne_server(
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "PYTHONUNBUFFERED": "1",
+        **daphne_env,
     }
     port = _free_port()
     log = tmp_path_factory.mktemp("e2e") / "daphne.log"
