@@ -340,3 +340,17 @@ def shoot(page: Any, name: str) -> list[Path]:
             scroll = page.evaluate("document.documentElement.scrollWidth")
             assert scroll <= width, f"{name}: {scroll}px wide at {width}px ({path})"
     return paths
+
+
+# --- accessibility -------------------------------------------------------------------------
+
+
+def check_accessibility(page: Any, name: str) -> None:
+    """axe-core (bundled with axe-playwright-python): no serious or critical violation."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, f"{name}: " + "; ".join(
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in bad
+    )

@@ -9,25 +9,14 @@ import re
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
 from accounts.services import WELCOME_GRANT_CHIPS
 from tables.management.commands.demo_setup import DEMO_TABLES
-from tests.e2e.conftest import Console, shoot
+from tests.e2e.conftest import Console, check_accessibility, shoot
 
 pytestmark = pytest.mark.e2e
 
 PASSWORD = "Brauzer-Parol-2024"
-AXE = Axe()
-
-
-def check_accessibility(page: Any, name: str) -> None:
-    """axe-core (bundled with axe-playwright-python): no serious or critical violation."""
-    results = AXE.run(page)
-    bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    assert not bad, f"{name}: " + "; ".join(
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in bad
-    )
 
 
 def visit(page: Any, console: Console, path: str, name: str) -> None:
