@@ -234,3 +234,26 @@ def chips_in_circulation() -> int:
     """Sum of all wallets and escrow: changes only by grants (= -grants balance)."""
     total = Account.objects.exclude(kind=Account.Kind.SYSTEM).aggregate(s=Sum("balance"))["s"]
     return int(total or 0)
+
+
+# --- ledger maintenance ------------------------------------------------------------------
+
+# A row here lets the database empty the ledger (TRUNCATE on PostgreSQL, DELETE on
+# SQLite), which it otherwise refuses (accounts/migrations/0004). No model maps the table,
+# so no flush empties it and no page writes it.
+LEDGER_MAINTENANCE_TABLE = "accounts_ledger_maintenance"
+
+
+def ledger_maintenance_begin(reason: str, *, using: str = "default") -> None:
+    """Let the ledger be emptied: for wiping a test or staging database, never live play."""
+    from django.db import connections
+
+    with connections[using].cursor() as cursor:
+        cursor.execute(f"INSERT INTO {LEDGER_MAINTENANCE_TABLE} (reason) VALUES (%s)", [reason])
+
+
+def ledger_maintenance_end(*, using: str = "default") -> None:
+    from django.db import connections
+
+    with connections[using].cursor() as cursor:
+        cursor.execute(f"DELETE FROM {LEDGER_MAINTENANCE_TABLE}")

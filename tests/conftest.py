@@ -25,6 +25,16 @@ def _missing(what: str) -> None:
     pytest.skip(what)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+    """The test database's flushes empty the chip ledger, which the database refuses
+    outside ledger maintenance (accounts/migrations/0004): the test database is in it."""
+    from accounts.services import ledger_maintenance_begin
+
+    with django_db_blocker.unblock():
+        ledger_maintenance_begin("the test database is flushed between tests")
+
+
 @pytest.fixture(autouse=True)
 def _default_language() -> Iterator[None]:
     # A request in English leaves English active in the thread; each test starts Russian.

@@ -243,3 +243,28 @@ def test_any_sequence_of_transfers_conserves_chips_and_keeps_balances_non_negati
             assert account.balance == credited - debited
         assert chips_in_circulation() == total
         transaction.set_rollback(True)
+
+
+def test_database_refuses_emptying_the_ledger_outside_maintenance(make_user):
+    from django.db import DatabaseError, connection
+
+    from accounts.services import ledger_maintenance_end
+
+    make_user()
+    table = LedgerEntry._meta.db_table
+    # PostgreSQL: TRUNCATE, which row triggers never see; SQLite: DELETE.
+    statement = (
+        f"TRUNCATE {table} CASCADE" if connection.vendor == "postgresql" else f"DELETE FROM {table}"
+    )
+    with transaction.atomic():
+        ledger_maintenance_end()
+        with (
+            pytest.raises(DatabaseError, match="append-only"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            if connection.vendor == "postgresql":  # TRUNCATE waits for no deferred FK check
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute(statement)
+        transaction.set_rollback(True)  # the test database stays in maintenance
+    assert LedgerEntry.objects.exists()
