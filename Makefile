@@ -18,6 +18,10 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
 
+# Development mode (DEBUG on, the development key) for these two targets only: the
+# settings default to production (config/settings.py).
+run test: export DEBUG ?= true
+
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo_setup --base-url http://$(HOST):$(PORT)

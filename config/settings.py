@@ -24,9 +24,10 @@ env = environ.Env()
 
 # --- Mode and secrets ------------------------------------------------------------------
 
-# DEBUG defaults to on so that a fresh clone runs with `make run` and nothing else; the
-# Dockerfile and .env.example turn it off, and off means production (checked below).
-DEBUG = env.bool("DEBUG", default=True)
+# Production unless told otherwise: a server started any other way than `make run` /
+# `make test` (which set DEBUG=true, as config/test_settings.py does for pytest) without
+# a SECRET_KEY refuses to start instead of signing sessions with the published key below.
+DEBUG = env.bool("DEBUG", default=False)
 
 # Only ever used when DEBUG is on: production refuses it below.
 DEV_SECRET_KEY = "django-insecure-twentyone-development-key-never-use-in-production"
@@ -49,7 +50,8 @@ if not DEBUG:
         raise ImproperlyConfigured(
             "DEBUG is off (production mode) but SECRET_KEY is missing or weak: set "
             "SECRET_KEY to a random string of at least 50 characters, e.g. "
-            "python -c 'import secrets; print(secrets.token_urlsafe(64))'."
+            "python -c 'import secrets; print(secrets.token_urlsafe(64))'. "
+            "For development set DEBUG=true (make run and make test do)."
         )
     if not ALLOWED_HOSTS:
         raise ImproperlyConfigured(

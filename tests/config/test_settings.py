@@ -36,6 +36,30 @@ def test_production_without_a_secret_key_fails_with_a_clear_message():
     assert "SECRET_KEY" in done.stderr and "at least 50 characters" in done.stderr
 
 
+def test_a_server_started_without_debug_or_a_secret_key_refuses_to_start():
+    """Production is the default: only `make run` / `make test` (and the test settings)
+    turn development mode on, so the published development key is never used by a server
+    started any other way."""
+    done = _manage("check", ALLOWED_HOSTS="twentyone.example.com")
+    assert done.returncode != 0
+    assert "ImproperlyConfigured" in done.stderr and "SECRET_KEY" in done.stderr
+    assert "DEBUG=true" in done.stderr  # says how to get development mode
+
+
+def test_make_run_and_make_test_turn_development_mode_on():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "run test: export DEBUG ?= true" in makefile
+    done = subprocess.run(
+        ["make", "-s", "--no-print-directory", "-f", "-", "show"],
+        cwd=ROOT,
+        input=makefile + "\nshow:\n\t@echo $$DEBUG\n",
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "DEBUG"},
+    )
+    assert done.stdout.strip() == ""  # other targets stay in production mode
+
+
 @pytest.mark.parametrize(
     "key",
     ["short-key", "django-insecure-" + "x1y2z3" * 10, "a" * 60],
@@ -82,7 +106,7 @@ def test_embedded_defaults_without_service_urls():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        env={**base, "DJANGO_SETTINGS_MODULE": "config.settings"},
+        env={**base, "DEBUG": "true", "DJANGO_SETTINGS_MODULE": "config.settings"},
         check=True,
     )
     assert done.stdout.split() == [
