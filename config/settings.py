@@ -11,6 +11,7 @@ Two modes follow from the environment:
   Celery on Redis with beat sweeping the deadlines.
 """
 
+import datetime
 from pathlib import Path
 
 import environ
@@ -72,6 +73,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "csp",  # its system check refuses django-csp 3's CSP_* settings
+    "axes",  # sign-in throttling (see Auth below)
     "accounts",
     "tables",
 ]
@@ -87,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -182,6 +186,22 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"
+
+# Password guessing is throttled by django-axes: after AXES_FAILURE_LIMIT failed sign-ins
+# for one user name from one address, that pair is refused for AXES_COOLOFF_TIME (HTTP
+# 429, templates/security/locked_out.html), in the sign-in page and the admin alike.
+# Keyed on the pair, so that nobody can lock a player out from elsewhere by guessing
+# their password. Behind a proxy daphne runs with --proxy-headers, so the address is the
+# client's (X-Forwarded-For), not the proxy's.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "security/locked_out.html"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

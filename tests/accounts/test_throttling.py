@@ -1,0 +1,51 @@
+"""Password guessing is throttled by django-axes, per user name and address."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "Tuz-i-desyatka-21"
+
+
+def _sign_in(client, username: str, password: str, address: str = "203.0.113.7"):
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+    )
+
+
+def test_after_the_failure_limit_even_the_right_password_is_refused_with_429(client, make_user):
+    make_user("vera", password=PASSWORD)
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert _sign_in(client, "vera", "wrong").status_code == 200  # the form again
+    locked = _sign_in(client, "vera", "wrong")
+    assert locked.status_code == 429
+    assert "Слишком много попыток входа" in locked.content.decode()
+    refused = _sign_in(client, "vera", PASSWORD)
+    assert refused.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_lockout_is_per_user_name_and_address(client, make_user):
+    make_user("vera", password=PASSWORD)
+    make_user("gleb", password=PASSWORD)
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        _sign_in(client, "vera", "wrong")
+    # Guessing vera's password from one address locks neither vera elsewhere nor gleb.
+    assert _sign_in(client, "vera", PASSWORD, address="198.51.100.2").status_code == 302
+    client.logout()
+    assert _sign_in(client, "gleb", PASSWORD).status_code == 302
+
+
+def test_a_successful_sign_in_resets_the_count(client, make_user):
+    make_user("vera", password=PASSWORD)
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        _sign_in(client, "vera", "wrong")
+    assert _sign_in(client, "vera", PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        _sign_in(client, "vera", "wrong")
+    assert _sign_in(client, "vera", PASSWORD).status_code == 302
