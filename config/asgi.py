@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP goes to Django, WebSockets through session auth and an origin check.
+"""ASGI entry point: HTTP goes to Django; WebSockets through an origin check
+(config/origin.py) and session auth.
 
 Served by daphne: `daphne config.asgi:application`.
 """
@@ -14,9 +15,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.health import HealthCheckMiddleware  # noqa: E402
+from config.origin import SameOriginValidator  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
 from tables.ticker import StartTickerMiddleware  # noqa: E402
 
@@ -24,9 +25,7 @@ application = StartTickerMiddleware(
     ProtocolTypeRouter(
         {
             "http": HealthCheckMiddleware(django_asgi_app),
-            "websocket": AllowedHostsOriginValidator(
-                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-            ),
+            "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
         }
     )
 )

@@ -85,7 +85,9 @@ async def test_ws_lobby_sends_open_tables_to_a_signed_in_player(client, make_use
 @pytest.mark.django_db(transaction=True)
 async def test_ws_lobby_closes_anonymous_connections_with_4401():
     communicator = WebsocketCommunicator(
-        application, "/ws/lobby/", headers=[(b"origin", b"http://localhost")]
+        application,
+        "/ws/lobby/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
     connected, _ = await communicator.connect()
     assert connected  # accepted only to deliver the close code to the browser
