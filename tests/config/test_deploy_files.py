@@ -27,7 +27,7 @@ def _command(service: dict) -> str:
 
 def test_compose_has_the_five_services_and_a_named_database_volume(compose):
     services = compose["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "beat"}
+    assert set(services) == {"proxy", "db", "redis", "web", "worker", "beat"}
     assert services["db"]["image"].startswith("postgres:16")
     assert any(v.startswith("pgdata:/var/lib/postgresql/data") for v in services["db"]["volumes"])
     assert "pgdata" in compose["volumes"]
@@ -53,10 +53,31 @@ def test_compose_commands_migrate_then_serve_and_run_celery(compose):
     services = compose["services"]
     web = _command(services["web"])
     assert web.index("manage.py migrate") < web.index("daphne")
-    assert "daphne -b 0.0.0.0 -p 8000 config.asgi:application" in web
+    assert "daphne --proxy-headers -b 0.0.0.0 -p 8000 config.asgi:application" in web
     assert "/healthz" in " ".join(services["web"]["healthcheck"]["test"])
     assert _command(services["worker"]).startswith("celery -A config worker")
     assert _command(services["beat"]).startswith("celery -A config beat")
+
+
+def test_compose_serves_https_through_caddy_in_front_of_daphne(compose):
+    services = compose["services"]
+    proxy = services["proxy"]
+    assert proxy["image"].startswith("caddy:2")
+    published = {str(p).split(":")[-1] for p in proxy["ports"]}
+    assert {"80", "443"} <= published
+    assert "ports" not in services["web"], "daphne is reached only through the proxy"
+    assert proxy["depends_on"] == {"web": {"condition": "service_healthy"}}
+    mount = next(v for v in proxy["volumes"] if v.endswith(":/etc/caddy/Caddyfile:ro"))
+    caddyfile = (ROOT / mount.split(":")[0]).read_text()
+    assert "{$SITE_ADDRESS:localhost} {" in caddyfile  # localhost: Caddy's internal CA
+    assert "reverse_proxy web:8000" in caddyfile
+    assert {"caddy_data", "caddy_config"} <= set(compose["volumes"])
+    # The web process trusts the proxy's headers: the scheme (secure cookies, no redirect
+    # loop, the WebSocket origin check) and the client's address (sign-in throttling).
+    assert services["web"]["environment"]["USE_X_FORWARDED_PROTO"] == "true"
+    example = (ROOT / ".env.example").read_text()
+    assert "ALLOWED_HOSTS=localhost\n" in example
+    assert "CSRF_TRUSTED_ORIGINS=https://localhost\n" in example
 
 
 def test_compose_database_settings_come_from_env_file_variables(compose):
