@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 
 from accounts.forms import ChipsAdjustForm
 from accounts.models import Account, LedgerEntry, User
+from accounts.reports import chip_flows
 from accounts.services import ChipsError, chips_adjust
 
 
@@ -63,9 +64,31 @@ class AccountAdmin(admin.ModelAdmin):
                 "<int:pk>/adjust/",
                 self.admin_site.admin_view(self.adjust_view),
                 name="accounts_account_adjust",
-            )
+            ),
+            path(
+                "chip-flows/",
+                self.admin_site.admin_view(self.chip_flows_view),
+                name="accounts_account_chip_flows",
+            ),
         ]
         return custom + super().get_urls()
+
+    def chip_flows_view(self, request: HttpRequest) -> HttpResponse:
+        """Who won most from whom, across tables: chips funnelled from throwaway accounts
+        into one stand out at the top (accounts/reports.py says how flows are inferred)."""
+        if not request.user.has_perm("accounts.view_ledgerentry"):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Потоки фишек между игроками"),
+            "flows": chip_flows(),
+        }
+        return TemplateResponse(request, "admin/accounts/account/chip_flows.html", context)
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        extra = {"chip_flows_url": reverse("admin:accounts_account_chip_flows")}
+        return super().changelist_view(request, {**(extra_context or {}), **extra})
 
     def adjust_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Grant or take chips: one ledger entry, with the admin's reason and name."""
