@@ -149,6 +149,17 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# The cache holds short-lived counters shared by every web process: the per-user message
+# budget of the sockets (tables/consumers.py). On Redis when there is one, so that all the
+# processes behind a load balancer count together; in-process memory when embedded.
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
 # Without Redis there is no broker: tasks run in the caller's process, and the in-process
 # ticker (tables.ticker) stands in for beat.
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -11,10 +11,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
+from asgiref.sync import sync_to_async
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -39,6 +41,10 @@ RATE_PER_SECOND = 10.0
 BURST = 20
 # Refused messages in a row (over the limit) after which the socket is closed.
 FLOOD_CLOSE_AFTER = 100
+# Messages per second a signed-in user may send over all their sockets together (both
+# kinds, every web process: counted in the shared cache, in fixed one-second windows), so
+# that opening many sockets does not multiply the per-connection budget.
+USER_RATE_PER_SECOND = 30
 
 
 def _language(scope: dict[str, Any]) -> str:
@@ -59,6 +65,16 @@ def _language(scope: dict[str, Any]) -> str:
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
+
+
+def _count_message(key: str) -> int:
+    """One more message in a window: the cache's own atomic increment (Redis INCR, or
+    LocMem's under its lock; the async variants are a get and a set, and race)."""
+    cache.add(key, 0, timeout=5)
+    try:
+        return int(cache.incr(key))
+    except ValueError:  # the window's key expired between add and incr
+        return 1
 
 
 class SendsUntilGone:
@@ -85,9 +101,10 @@ class GuardedInput:
     refilled: float
     refused_in_a_row: int
 
-    # Provided by the consumer: `_send(message)` and Channels' `close(code)`.
+    # Provided by the consumer: `_send(message)`, Channels' `close(code)` and `scope`.
     _send: Any
     close: Any
+    scope: dict[str, Any]
 
     def _allow(self) -> bool:
         now = time.monotonic()
@@ -102,19 +119,32 @@ class GuardedInput:
         self.refused_in_a_row += 1
         return False
 
+    async def _user_allows(self) -> bool:
+        """Within the user's budget over all their sockets (anonymous sockets have only
+        the connection's)."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return True
+        count = await sync_to_async(_count_message)(f"ws-rate:{user.pk}:{int(time.time())}")
+        return count <= USER_RATE_PER_SECOND
+
     async def _read(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any] | None:
         """The message, or None once its refusal has been sent."""
+        refusal = None
         if not self._allow():
+            refusal = _("Слишком много сообщений: не больше %(n)d в секунду.") % {
+                "n": int(RATE_PER_SECOND)
+            }
+        elif not await self._user_allows():
+            self.refused_in_a_row += 1
+            refusal = _(
+                "Слишком много сообщений со всех ваших подключений: не больше %(n)d в секунду."
+            ) % {"n": USER_RATE_PER_SECOND}
+        if refusal is not None:
             if self.refused_in_a_row >= FLOOD_CLOSE_AFTER:
                 await self.close(code=CLOSE_FLOODING)
             elif self.refused_in_a_row == 1 or self.refused_in_a_row % 10 == 0:
-                await self._send(
-                    _error(
-                        "rate_limited",
-                        _("Слишком много сообщений: не больше %(n)d в секунду.")
-                        % {"n": int(RATE_PER_SECOND)},
-                    )
-                )
+                await self._send(_error("rate_limited", refusal))
             return None
         raw = text_data if text_data is not None else bytes_data or b""
         size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)

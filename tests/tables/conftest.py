@@ -19,3 +19,4 @@ def machine_speed_play(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # The test's clients play at machine speed; the per-connection rate limit is for
     # people (test_ws_errors checks it).
     monkeypatch.setattr(consumers, "RATE_PER_SECOND", 10_000.0)
+    monkeypatch.setattr(consumers, "USER_RATE_PER_SECOND", 1_000_000)

@@ -215,7 +215,8 @@ async def test_too_large_frame_is_refused_unread_and_the_connection_stays_open(m
 def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The consumers' monotonic clock, moved only by the test."""
     now = [1000.0]
-    monkeypatch.setattr(consumers, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    clock = SimpleNamespace(monotonic=lambda: now[0], time=lambda: now[0])
+    monkeypatch.setattr(consumers, "time", clock)
     return now
 
 
@@ -266,6 +267,35 @@ async def test_a_flood_that_goes_on_is_closed_with_4429(frozen_clock):
             break
         kinds.append(json.loads(output["text"])["type"])
     assert kinds.count("pong") == consumers.BURST and "error" in kinds
+
+
+async def test_a_users_sockets_share_one_budget_across_connections(make_user, frozen_clock):
+    """Four sockets of one user, each within its own burst, together exceed the user's
+    budget: only USER_RATE_PER_SECOND messages in the second are read."""
+    table = await table_with("classic")
+    user = await database_sync_to_async(make_user)("many")
+    sockets = [await connect(table, user) for _ in range(4)]
+    for socket in sockets:
+        for _ in range(consumers.BURST):
+            await socket.send({"type": "ping"})
+    kinds: dict[str, int] = {}
+    limited = []
+    for socket in sockets:
+        while not await socket.comm.receive_nothing(timeout=0.2):
+            message = await socket.recv()
+            kinds[message["type"]] = kinds.get(message["type"], 0) + 1
+            if message["type"] == "error":
+                limited.append(message)
+    assert kinds["pong"] == consumers.USER_RATE_PER_SECOND
+    assert limited and {m["code"] for m in limited} == {"rate_limited"}
+    assert all("всех ваших подключений" in m["message"] for m in limited)
+    # Another user is not affected, and the next second the budget is back.
+    other = await connect(table, await database_sync_to_async(make_user)("other"))
+    await still_works(other)
+    frozen_clock[0] += 1.0
+    await still_works(sockets[0])
+    for socket in [*sockets, other]:
+        await socket.close()
 
 
 # --- who may do what ---------------------------------------------------------------------
