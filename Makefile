@@ -18,9 +18,9 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
 
-# Development mode (DEBUG on, the development key) for these two targets only: the
+# Development mode (DEBUG on, the development key) for these targets only: the
 # settings default to production (config/settings.py).
-run test: export DEBUG ?= true
+run test messages: export DEBUG ?= true
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -43,10 +43,11 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-# Recompile translations after editing locale/*/LC_MESSAGES/django.po (needs gettext's
+# Recompile translations after editing locale/*/LC_MESSAGES/django{,js}.po (needs gettext's
 # msgfmt). The compiled .mo files are committed, so `make run` never needs gettext.
 messages: $(STAMP)
 	$(BIN)/python manage.py makemessages --locale en --ignore '.venv/*' --ignore 'games/*' --ignore 'tests/*'
+	$(BIN)/python manage.py makemessages --locale en --domain djangojs --ignore '.venv/*' --ignore 'staticfiles/*' --ignore 'tests/*' --ignore 'test-artifacts/*'
 	$(BIN)/python manage.py compilemessages --locale en --ignore '.venv/*'
 
 clean:
