@@ -30,5 +30,6 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("chips/", views.chips, name="chips"),
+    path("chips/balance.json", views.chips_balance, name="chips_balance"),
     path("chips/<int:pk>/", views.chips_entry, name="chips_entry"),
 ]

@@ -2,13 +2,14 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.forms import SignUpForm
-from accounts.models import LedgerEntry
+from accounts.models import Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
 
 STATEMENT_PAGE_SIZE = 25
@@ -46,7 +47,7 @@ def _signed(entry: LedgerEntry, wallet_id: int) -> tuple[int, int]:
 def chips(request: HttpRequest) -> HttpResponse:
     """The player's balance and statement: every entry, newest first."""
     wallet = wallet_for(request.user)
-    entries = LedgerEntry.objects.for_account(wallet).order_by("-id")
+    entries = LedgerEntry.objects.for_account(wallet).select_related("game__table").order_by("-id")
     page = Paginator(entries, STATEMENT_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = [(entry, *_signed(entry, wallet.pk)) for entry in page]
     return render(request, "accounts/chips.html", {"wallet": wallet, "page": page, "rows": rows})
@@ -63,3 +64,18 @@ def chips_entry(request: HttpRequest, pk: int) -> HttpResponse:
         "accounts/chips_entry.html",
         {"entry": entry, "amount": amount, "balance_after": balance_after},
     )
+
+
+@require_GET
+@never_cache
+def chips_balance(request: HttpRequest) -> JsonResponse:
+    """The header's chip balance, for pages that refresh it after a game (static/js/site.js).
+    Read only: {"balance": null} when not signed in."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"balance": None})
+    balance = (
+        Account.objects.filter(owner=request.user, kind=Account.Kind.PLAYER)
+        .values_list("balance", flat=True)
+        .first()
+    )
+    return JsonResponse({"balance": int(balance or 0)})

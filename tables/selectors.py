@@ -7,7 +7,8 @@ from typing import Any
 from django.db.models import Case, Count, Q, QuerySet, Value, When
 from django.utils.translation import gettext as _
 
-from tables.models import Table
+from accounts.models import Account
+from tables.models import Seat, Table
 from tables.variants import VARIANTS
 
 
@@ -60,3 +61,75 @@ def lobby_payload() -> list[dict[str, Any]]:
         }
         for t in lobby_tables()
     ]
+
+
+def player_lobby_state(user: Any) -> dict[str, Any] | None:
+    """What the lobby needs to know about the viewer to say whether they may sit where:
+    their chip balance and the open tables they sit at. None when not signed in."""
+    if user is None or not user.is_authenticated:
+        return None
+    seats = (
+        Seat.objects.filter(player=user, table__status=Table.Status.OPEN)
+        .select_related("table")
+        .order_by("table_id")
+    )
+    return {
+        "balance": int(
+            Account.objects.filter(owner=user, kind=Account.Kind.PLAYER)
+            .values_list("balance", flat=True)
+            .first()
+            or 0
+        ),
+        "seats": [
+            {
+                "table": seat.table_id,
+                "name": seat.table.name,
+                "variant": seat.table.variant,
+                "leaving": seat.leaving,
+            }
+            for seat in seats
+        ],
+    }
+
+
+# Variants whose players' chips may be in play at one table at a time (services.seat_take).
+_ONE_CHIP_TABLE = ("salon", "banker36")
+
+
+def join_state(table: dict[str, Any], me: dict[str, Any] | None) -> dict[str, Any]:
+    """Whether the viewer may sit at a lobby table (an item of `lobby_payload`), checked
+    in the order `services.seat_take` checks them: {"state": "join" | "seated" |
+    "refused", "code", "message"}. static/js/lobby.js repeats this for live updates."""
+    if me is None:
+        return _refused("not_signed_in", _("Войдите, чтобы сесть за стол."))
+    if table.get("closed"):
+        return _refused("table_closed", _("Стол закрыт."))
+    here = next((s for s in me["seats"] if s["table"] == table["id"]), None)
+    if here is not None:
+        if here["leaving"]:
+            return _refused(
+                "leaving",
+                _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
+            )
+        return {"state": "seated", "code": "", "message": ""}
+    if table["variant"] in _ONE_CHIP_TABLE:
+        elsewhere = next((s for s in me["seats"] if s["variant"] in _ONE_CHIP_TABLE), None)
+        if elsewhere is not None:
+            return _refused(
+                "seated_elsewhere",
+                _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
+                % {"name": elsewhere["name"]},
+            )
+    if me["balance"] < table["entry_limit"]:
+        return _refused(
+            "below_entry_limit",
+            _("Нужно не меньше %(limit)s фишек, у вас %(balance)s.")
+            % {"limit": table["entry_limit"], "balance": me["balance"]},
+        )
+    if table["seats_taken"] >= table["seat_count"]:
+        return _refused("table_full", _("Свободных мест нет."))
+    return {"state": "join", "code": "", "message": ""}
+
+
+def _refused(code: str, message: str) -> dict[str, Any]:
+    return {"state": "refused", "code": code, "message": message}

@@ -1,16 +1,157 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
 
-from tables.models import Game
-from tables.selectors import lobby_tables, table_stakes_label
+from tables import services
+from tables.forms import FIELD_VARIANTS, TableOpenForm
+from tables.models import Game, Table
+from tables.selectors import join_state, lobby_payload, player_lobby_state
 from tables.services import public_record
-from tables.variants import VARIANTS
+from tables.variants import BLACKJACK, SOLO, VARIANTS
+
+# The one-click tables: a private table of its own for the player; blackjack training
+# gets company at these AI levels (games.ai.LEVELS["blackjack"]).
+QUICK_START = (SOLO, BLACKJACK)
+TRAINING_AI_LEVELS = ("medium", "hard")
 
 
+def _variant_specs() -> dict[str, dict[str, Any]]:
+    """The variants' limits and defaults for the open-table form's script."""
+    return {
+        v.key: {
+            "min_seats": v.min_seats,
+            "max_seats": v.max_seats,
+            "default_seats": v.default_seats,
+            "defaults": {
+                **v.stake_defaults,
+                "entry_limit": v.default_entry_limit,
+                "seat_count": v.default_seats,
+                **({"match_length": v.default_match_length} if v.match_lengths else {}),
+            },
+        }
+        for v in VARIANTS.values()
+    }
+
+
+def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int = 200) -> Any:
+    tables = lobby_payload()
+    me = player_lobby_state(request.user)
+    counts = {key: 0 for key in VARIANTS}
+    for table in tables:
+        counts[table["variant"]] = counts.get(table["variant"], 0) + 1
+    variant = request.GET.get("variant", "")
+    context = {
+        "rows": [(table, join_state(table, me)) for table in tables],
+        "tables": tables,
+        "me": me,
+        "variants": [(v, counts[v.key]) for v in VARIANTS.values()],
+        "selected_variant": variant if variant in VARIANTS else "",
+        "form": form or TableOpenForm(user=request.user),
+        "form_open": form is not None,
+        "variant_specs": _variant_specs(),
+        "field_variants": {name: list(keys) for name, keys in FIELD_VARIANTS.items()},
+    }
+    return render(request, "tables/lobby.html", context, status=status)
+
+
+@require_GET
 def lobby(request: HttpRequest) -> HttpResponse:
-    tables = [(t, table_stakes_label(t)) for t in lobby_tables()]
-    return render(request, "tables/lobby.html", {"tables": tables, "variants": VARIANTS.values()})
+    return _lobby(request)
+
+
+@require_GET
+@never_cache
+def lobby_state(request: HttpRequest) -> JsonResponse:
+    """The lobby as the page's script needs it: the open tables (as the lobby socket
+    sends them) and the viewer's balance and seats (null when not signed in)."""
+    return JsonResponse({"tables": lobby_payload(), "me": player_lobby_state(request.user)})
+
+
+@login_required
+@require_POST
+def table_new(request: HttpRequest) -> HttpResponse:
+    """The lobby's «Открыть стол»: the table is opened with the service, its opener
+    sits down if they asked to, and lands on the table's page."""
+    form = TableOpenForm(request.POST, user=request.user)
+    if not form.is_valid():
+        return _lobby(request, form, status=400)
+    try:
+        table = services.table_open(
+            by=request.user,
+            variant=form.cleaned_data["variant"],
+            private=form.cleaned_data["private"],
+            **form.table_fields(),
+        )
+    except services.PlayError as error:
+        form.add_error(None, error.message)
+        return _lobby(request, form, status=400)
+    if form.cleaned_data["sit"]:
+        try:
+            services.seat_take(table=table, player=request.user)
+        except services.SeatError as error:
+            messages.error(request, error.messages[0])
+    return redirect("table", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
+    """One click to play: a private `solo` table, or a `blackjack` training table with
+    AI seats, opened for the player and with the player seated. A player who already
+    sits at such a table of theirs goes back to it."""
+    if variant not in QUICK_START:
+        raise Http404("no one-click table of this variant")
+    user = request.user
+    mine = (
+        Table.objects.filter(
+            variant=variant,
+            status=Table.Status.OPEN,
+            private=True,
+            created_by=user,
+            seats__player=user,
+        )
+        .order_by("-pk")
+        .first()
+    )
+    if mine is not None:
+        return redirect("table", table_id=mine.pk)
+    try:
+        with transaction.atomic():  # a table is made whole or not at all
+            table = services.table_open(by=user, variant=variant, private=True)
+            services.seat_take(table=table, player=user)
+            if variant == BLACKJACK:
+                for level in TRAINING_AI_LEVELS:
+                    services.ai_seat_add(table=table, by=user, level=level)
+    except services.PlayError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    except services.SeatError as error:
+        messages.error(request, error.messages[0])
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
+def rules_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "rules/index.html", {"variants": VARIANTS.values()})
+
+
+def rules(request: HttpRequest, variant: str) -> HttpResponse:
+    """A variant's rules in the page's language (long texts: one template per language)."""
+    spec = VARIANTS.get(variant)
+    if spec is None:
+        raise Http404("no such variant")
+    language = (get_language() or "ru").split("-")[0]
+    templates = [f"rules/{variant}.{language}.html", f"rules/{variant}.ru.html"]
+    return render(request, templates, {"variant": spec, "variants": VARIANTS.values()})
 
 
 @login_required

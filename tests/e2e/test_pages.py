@@ -121,3 +121,64 @@ def test_admin_login_loads_cleanly(
     assert response is not None and response.ok
     page.wait_for_load_state("load")
     console.assert_clean("on /admin/login/")
+
+
+RULE_HEADINGS = {
+    "classic": ("Ход дилера", "The dealer's turn"),
+    "salon": ("Расчёт (ставка понтёра — s)", "Settlement (a ponter's stake is s)"),
+    "solo": ("Монеты и банк", "Coins and the bank"),
+    "banker36": ("Поединок", "A duel"),
+    "blackjack": ("Ваши действия", "Your moves"),
+}
+
+
+def test_the_rules_of_every_variant_in_russian_and_in_english(
+    daphne_server: Any, transactional_db: None, page: Any, console: Console
+) -> None:
+    visit(page, console, "/rules/", "rules-index")
+    for variant, (russian, _english) in RULE_HEADINGS.items():
+        visit(page, console, f"/rules/{variant}/", f"rules-{variant}-ru")
+        assert page.get_by_role("heading", name=russian).is_visible()
+        # Every variant's rules are one click away from any other's.
+        nav = page.get_by_role("navigation", name="Правила вариантов")
+        assert nav.get_by_role("link").count() == len(RULE_HEADINGS)
+
+    # The site's language switch turns the rules into English.
+    page.get_by_role("button", name="EN").click()
+    page.wait_for_load_state("load")
+    assert page.locator("html").get_attribute("lang") == "en"
+    for variant, (_russian, english) in RULE_HEADINGS.items():
+        visit(page, console, f"/rules/{variant}/", f"rules-{variant}-en")
+        assert page.get_by_role("heading", name=english).is_visible()
+
+
+def test_the_chip_statement_links_each_round_to_its_replay(
+    daphne_server: Any, transactional_db: None, page: Any, console: Console, settings: Any
+) -> None:
+    import random
+
+    from accounts.models import User
+    from tables import services
+    from tests.e2e.test_lobby import sign_in, with_password
+    from tests.tables.live_helpers import play_game_randomly
+
+    settings.GAME_INTERLUDE_SECONDS = 3600  # one bank to look at
+    ann = with_password(User.objects.create_user(username="ann"))
+    bob = User.objects.create_user(username="bob")
+    table = services.table_create(variant="banker36", name="Банк Анны", stake=10, created_by=ann)
+    services.seat_take(table=table, player=ann)
+    services.seat_take(table=table, player=bob)
+    services.game_start(table=table, by=ann)
+    game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(5))
+
+    sign_in(page, "ann")
+    visit(page, console, "/chips/", "chips-with-games")
+    replays = page.locator("a[data-replay]")
+    assert replays.count() >= 1
+    assert {replays.nth(i).get_attribute("href") for i in range(replays.count())} == {
+        f"/history/{game.pk}/"
+    }
+    assert "«Банк Анны», игра 1" in replays.first.inner_text()
+    # The header leads to the hand history.
+    assert page.get_by_role("link", name="История", exact=True).get_attribute("href") == "/history/"
+    visit(page, console, "/password/change/", "password-change")

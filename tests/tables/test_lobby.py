@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 from django.urls import reverse
 
+from accounts.services import chips_adjust, wallet_for
 from config.asgi import application
-from tables.services import seat_take, table_close, table_create
+from tables.models import Seat, Table
+from tables.selectors import join_state, lobby_payload, player_lobby_state
+from tables.services import SeatError, seat_take, table_close, table_create
 
 
 @pytest.fixture
@@ -34,7 +38,7 @@ def test_lobby_lists_open_tables_with_variant_seats_stakes_and_entry_limit(
     assert "партия из 7 раздач" in html
     assert "Закрытый" not in html
     # Variants in the registry's order: classic first.
-    assert html.index("Классика-7") < html.index("Салон") < html.index("Банк")
+    assert html.index(">Классика-7<") < html.index(">Салон<") < html.index(">Банк<")
 
 
 @pytest.mark.django_db
@@ -138,3 +142,244 @@ async def test_ws_lobby_refuses_bad_frames_and_floods_without_dropping_the_conne
         codes.append((await communicator.receive_json_from(timeout=5))["code"])
     assert codes[-1] == "rate_limited" and set(codes[:-1]) == {"unknown_type"}
     await communicator.disconnect()
+
+
+# --- who may sit where: the lobby's join buttons -----------------------------------------
+
+
+def _take(user, amount: int) -> None:
+    chips_adjust(
+        wallet=wallet_for(user), amount=-amount, memo="test", by=None, idempotency_key=f"t{user.pk}"
+    )
+
+
+def _lobby_item(table):
+    return next(t for t in lobby_payload() if t["id"] == table.pk)
+
+
+def _scenarios(make_user):
+    """(name, table, player): each a situation seat_take refuses, or lets through."""
+    rich = make_user()
+    poor = make_user()
+    _take(poor, 9_950)  # 50 chips left
+    full = table_create(variant="banker36", name="Полный", seat_count=2)
+    seat_take(table=full, player=make_user())
+    seat_take(table=full, player=make_user())
+    busy = make_user()
+    seat_take(table=table_create(variant="salon", name="Где-то"), player=busy)
+    return [
+        ("below_entry_limit", table_create(variant="banker36", name="Дорогой"), poor),
+        ("table_full", full, rich),
+        ("seated_elsewhere", table_create(variant="banker36", name="Второй"), busy),
+        ("", table_create(variant="salon", name="Открытый"), rich),
+        ("", table_create(variant="classic", name="Для бедных"), poor),
+    ]
+
+
+@pytest.mark.django_db
+def test_join_states_refuse_exactly_where_seat_take_refuses(make_user):
+    for expected, table, player in _scenarios(make_user):
+        state = join_state(_lobby_item(table), player_lobby_state(player))
+        try:
+            seat_take(table=table, player=player)
+            refused = ""
+        except SeatError as error:
+            refused = error.code
+        assert (state["code"], refused) == (expected, expected), table.name
+        assert state["state"] == ("refused" if expected else "join")
+
+
+@pytest.mark.django_db
+def test_join_state_of_a_seated_player_and_of_a_visitor(make_user):
+    table = table_create(variant="salon", name="Салон")
+    player = make_user()
+    seat_take(table=table, player=player)
+    assert join_state(_lobby_item(table), player_lobby_state(player))["state"] == "seated"
+    visitor = join_state(_lobby_item(table), None)
+    assert (visitor["state"], visitor["code"]) == ("refused", "not_signed_in")
+
+
+@pytest.mark.django_db
+def test_lobby_page_says_why_a_join_button_is_disabled(client, make_user):
+    player = make_user()
+    _take(player, 9_950)
+    table_create(variant="banker36", name="Дорогой", stake=10, entry_limit=100)
+    anonymous = client.get(reverse("lobby")).content.decode()
+    assert "Войдите, чтобы сесть за стол." in anonymous
+    client.force_login(player)
+    html = client.get(reverse("lobby")).content.decode()
+    assert "Нужно не меньше 100 фишек, у вас 50." in html
+    assert 'disabled aria-describedby="why-' in html
+
+
+@pytest.mark.django_db
+def test_lobby_page_offers_a_seat_and_a_way_back(client, make_user):
+    player = make_user()
+    open_table = table_create(variant="salon", name="Свободный")
+    mine = table_create(variant="classic", name="Мой")
+    seat_take(table=mine, player=player)
+    client.force_login(player)
+    html = client.get(reverse("lobby")).content.decode()
+    assert f'href="{reverse("table", args=[open_table.pk])}?sit=1"' in html
+    assert "Вернуться за стол" in html
+
+
+@pytest.mark.django_db
+def test_lobby_filter_from_the_query_hides_other_variants(client, demo_tables):
+    html = client.get(reverse("lobby") + "?variant=salon").content.decode()
+    salon_row = f'data-table-id="{demo_tables["salon"].pk}" data-variant="salon">'
+    banker_row = f'data-table-id="{demo_tables["banker36"].pk}" data-variant="banker36" hidden>'
+    assert salon_row in html and banker_row in html
+
+
+@pytest.mark.django_db
+def test_lobby_state_json_for_a_visitor_and_a_player(client, make_user):
+    table = table_create(variant="salon", name="Салон")
+    answer = client.get(reverse("lobby_state")).json()
+    assert answer["me"] is None and [t["id"] for t in answer["tables"]] == [table.pk]
+    player = make_user()
+    seat_take(table=table, player=player)
+    client.force_login(player)
+    me = client.get(reverse("lobby_state")).json()["me"]
+    assert me == {
+        "balance": 10_000,
+        "seats": [{"table": table.pk, "name": "Салон", "variant": "salon", "leaving": False}],
+    }
+
+
+# --- one click to play ----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_one_click_solo_opens_a_private_table_seats_the_player_and_deals(client, make_user):
+    player = make_user()
+    client.force_login(player)
+    response = client.post(reverse("quick_start", args=["solo"]))
+    table = Table.objects.get(variant="solo")
+    assert response.status_code == 302 and response["Location"] == reverse("table", args=[table.pk])
+    assert table.private and table.created_by == player
+    assert list(table.seats.values_list("player", flat=True)) == [player.pk]
+    assert table.games.count() == 1  # solo deals as soon as its one player sits
+    # A second click goes back to it instead of opening another.
+    again = client.post(reverse("quick_start", args=["solo"]))
+    assert again["Location"] == reverse("table", args=[table.pk])
+    assert Table.objects.filter(variant="solo").count() == 1
+
+
+@pytest.mark.django_db
+def test_one_click_blackjack_opens_a_training_table_with_two_ai_seats(client, make_user):
+    player = make_user()
+    client.force_login(player)
+    response = client.post(reverse("quick_start", args=["blackjack"]))
+    table = Table.objects.get(variant="blackjack")
+    assert response["Location"] == reverse("table", args=[table.pk])
+    seats = list(Seat.objects.filter(table=table).order_by("number"))
+    assert [s.player_id for s in seats] == [player.pk, None, None]
+    assert [s.ai_level for s in seats[1:]] == ["medium", "hard"]
+    assert table.private and Table.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_one_click_is_post_only_signed_in_and_csrf_protected(client, make_user):
+    url = reverse("quick_start", args=["solo"])
+    assert client.post(url).status_code == 302  # to the sign-in page
+    assert client.post(url)["Location"].startswith(reverse("login"))
+    player = make_user()
+    client.force_login(player)
+    assert client.get(url).status_code == 405
+    assert client.post(reverse("quick_start", args=["salon"])).status_code == 404
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(player)
+    assert strict.post(url).status_code == 403
+    assert not Table.objects.exists()
+
+
+# --- «Открыть стол» -------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_open_table_form_creates_the_table_seats_the_opener_and_goes_there(client, make_user):
+    player = make_user()
+    client.force_login(player)
+    response = client.post(
+        reverse("table_new"),
+        {
+            "variant": "salon",
+            "name": "Вечерний салон",
+            "seat_count": "4",
+            "min_bet": "5",
+            "max_bet": "50",
+            "entry_limit": "60",
+            "stake": "99",  # not a salon field: ignored, not refused
+            "sit": "on",
+        },
+    )
+    table = Table.objects.get(name="Вечерний салон")
+    assert response.status_code == 302 and response["Location"] == reverse("table", args=[table.pk])
+    assert (table.variant, table.seat_count, table.min_bet, table.max_bet) == ("salon", 4, 5, 50)
+    assert (table.entry_limit, table.stake, table.private) == (60, None, False)
+    assert table.created_by == player and table.seats.get().player == player
+
+
+@pytest.mark.django_db
+def test_open_table_form_fills_defaults_and_may_leave_the_opener_standing(client, make_user):
+    player = make_user("vasya")
+    client.force_login(player)
+    client.post(reverse("table_new"), {"variant": "banker36", "private": "on"})
+    table = Table.objects.get()
+    assert (table.name, table.stake, table.entry_limit, table.seat_count) == (
+        "Стол vasya",
+        10,
+        100,
+        4,
+    )
+    assert table.private and table.invite_code and not table.seats.exists()
+
+
+@pytest.mark.django_db
+def test_open_table_form_shows_the_models_refusals(client, make_user):
+    client.force_login(make_user())
+    response = client.post(
+        reverse("table_new"),
+        {"variant": "salon", "min_bet": "50", "max_bet": "10", "seat_count": "12"},
+    )
+    assert response.status_code == 400
+    assert not Table.objects.exists()
+    errors = response.context["form"].errors
+    assert "seat_count" in errors
+    html = response.content.decode()
+    assert '<details id="open-table" open>' in html
+
+
+@pytest.mark.django_db
+def test_open_table_needs_a_signed_in_post(client):
+    assert client.post(reverse("table_new"), {"variant": "classic"}).status_code == 302
+    assert not Table.objects.exists()
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+RULE_WORDS = {
+    "classic": ("Ход дилера", "The dealer's turn"),
+    "salon": ("банкомёт", "ponters"),
+    "solo": ("Золотое очко", "golden point"),
+    "banker36": ("Пять картинок", "Five pictures"),
+    "blackjack": ("Разделить", "Split"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("variant", list(RULE_WORDS))
+def test_rules_page_in_russian_and_in_english(client, variant):
+    russian, english = RULE_WORDS[variant]
+    html = client.get(reverse("rules", args=[variant])).content.decode()
+    assert russian in html and '<html lang="ru">' in html
+    client.cookies["django_language"] = "en"
+    html = client.get(reverse("rules", args=[variant])).content.decode()
+    assert english in html and '<html lang="en">' in html
+
+
+@pytest.mark.django_db
+def test_rules_of_an_unknown_variant_are_not_found(client):
+    assert client.get("/rules/poker/").status_code == 404
+    assert client.get(reverse("rules_index")).status_code == 200

@@ -1,0 +1,438 @@
+// The lobby: the server renders the open tables; this keeps them current from the lobby
+// socket (docs/protocol.md §14), filters them by variant, says on each join button why
+// the player cannot sit (as services.seat_take would refuse), and fits the «Открыть
+// стол» form to the chosen variant.
+
+const t = (text) => (window.gettext ? window.gettext(text) : text);
+const fmt = (text, values) =>
+  window.interpolate
+    ? window.interpolate(t(text), values, true)
+    : t(text).replace(/%\((\w+)\)[sd]/g, (_m, key) => String(values[key]));
+
+const root = document.getElementById("lobby");
+const tableEl = document.getElementById("lobby-tables");
+const tbody = tableEl.tBodies[0];
+const signedIn = root.dataset.signedIn === "1";
+const FILTER_KEY = "twentyone.lobby.variant";
+const ID_MARK = "987654321"; // the table id in data-table-url
+const CLOSED_ROW_MS = 60_000; // a closed table's row stays this long, saying so
+const POLL_MS = 30_000; // signed out: the lobby socket is for players only
+
+function readJSON(id) {
+  const node = document.getElementById(id);
+  if (!node) return null;
+  try {
+    return JSON.parse(node.textContent);
+  } catch {
+    return null;
+  }
+}
+
+let tables = readJSON("lobby-tables-data") || [];
+let me = readJSON("lobby-me");
+
+// --- who may sit where (tables.selectors.join_state) ----------------------------------
+
+const ONE_CHIP_TABLE = ["salon", "banker36"];
+
+function joinState(table, viewer) {
+  const refused = (code, message) => ({ state: "refused", code, message });
+  if (!viewer) return refused("not_signed_in", t("Войдите, чтобы сесть за стол."));
+  if (table.closed) return refused("table_closed", t("Стол закрыт."));
+  const here = viewer.seats.find((seat) => seat.table === table.id);
+  if (here) {
+    if (here.leaving) {
+      return refused(
+        "leaving",
+        t("Вы встали из-за стола: место освободится, когда закончится эта игра."),
+      );
+    }
+    return { state: "seated", code: "", message: "" };
+  }
+  if (ONE_CHIP_TABLE.includes(table.variant)) {
+    const elsewhere = viewer.seats.find((seat) => ONE_CHIP_TABLE.includes(seat.variant));
+    if (elsewhere) {
+      return refused(
+        "seated_elsewhere",
+        fmt("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.", {
+          name: elsewhere.name,
+        }),
+      );
+    }
+  }
+  if (viewer.balance < table.entry_limit) {
+    return refused(
+      "below_entry_limit",
+      fmt("Нужно не меньше %(limit)s фишек, у вас %(balance)s.", {
+        limit: table.entry_limit,
+        balance: viewer.balance,
+      }),
+    );
+  }
+  if (table.seats_taken >= table.seat_count) return refused("table_full", t("Свободных мест нет."));
+  return { state: "join", code: "", message: "" };
+}
+
+// --- rows ---------------------------------------------------------------------------
+
+const tableUrl = (id) => root.dataset.tableUrl.replace(ID_MARK, String(id));
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "hidden") node.hidden = Boolean(value);
+    else node.setAttribute(key, value);
+  }
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+const hiddenText = (text) => el("span", { class: "visually-hidden" }, text);
+
+function statusOf(table) {
+  if (table.closed) return ["closed", t("Закрыт")];
+  if (table.playing) return ["playing", t("Идёт игра")];
+  if (table.seats_taken >= table.seat_count) return ["full", t("Мест нет")];
+  return ["waiting", t("Ждёт игроков")];
+}
+
+function joinCell(table, join) {
+  const url = tableUrl(table.id);
+  const forTable = " " + fmt("за стол «%(name)s»", { name: table.name });
+  if (join.state === "join") {
+    return [el("a", { class: "button small", href: `${url}?sit=1` }, t("Сесть"), hiddenText(forTable))];
+  }
+  if (join.state === "seated") {
+    return [
+      el("a", { class: "button small secondary", href: url }, t("Вернуться за стол"), hiddenText(` «${table.name}»`)),
+    ];
+  }
+  const why = `why-${table.id}`;
+  const button = el(
+    "button",
+    { type: "button", class: "button small", disabled: "", "aria-describedby": why },
+    t("Сесть"),
+    hiddenText(forTable),
+  );
+  let message = join.message;
+  if (join.code === "not_signed_in") {
+    const next = encodeURIComponent(`${url}?sit=1`);
+    message = el("a", { href: `${root.dataset.loginUrl}?next=${next}` }, join.message);
+  }
+  return [button, " ", el("span", { class: "why", id: why, "data-code": join.code }, message)];
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function createRow(table) {
+  const label = (text) => ({ "data-label": t(text) });
+  return el(
+    "tr",
+    { "data-table-id": String(table.id), "data-variant": table.variant },
+    el("td", { ...label("Стол"), class: "col-name" }, el("a", { href: tableUrl(table.id) })),
+    el("td", { ...label("Вариант"), class: "col-variant" }),
+    el("td", { ...label("Места"), class: "num col-seats" }),
+    el("td", { ...label("Ставки"), class: "col-stakes" }),
+    el("td", { ...label("Лимит входа"), class: "num col-limit" }),
+    el("td", { ...label("Статус"), class: "col-status" }, el("span", { class: "status" })),
+    el("td", { class: "col-join" }),
+  );
+}
+
+function updateRow(tr, table, join) {
+  const cell = (name) => tr.querySelector(`.col-${name}`);
+  setText(cell("name").querySelector("a"), table.name);
+  setText(cell("variant"), table.variant_name);
+  setText(cell("seats"), `${table.seats_taken}/${table.seat_count}`);
+  setText(cell("stakes"), table.stakes);
+  setText(cell("limit"), table.entry_limit ? String(table.entry_limit) : "—");
+  const [status, statusText] = statusOf(table);
+  let badge = cell("status").querySelector(".status");
+  if (!badge) {
+    badge = el("span");
+    cell("status").replaceChildren(badge);
+  }
+  badge.className = `status status-${status}`;
+  setText(badge, statusText);
+  tr.dataset.variant = table.variant;
+  tr.toggleAttribute("data-closed", Boolean(table.closed));
+  // Rebuilt only when it changes, so a focused button keeps its focus.
+  const key = `${join.state}|${join.code}|${join.message}`;
+  if (tr.dataset.join !== key) {
+    tr.dataset.join = key;
+    cell("join").replaceChildren(...joinCell(table, join));
+  }
+}
+
+// A closed (or now private) table leaves the lobby's list: its row says so for a while.
+const closing = new Map();
+
+function markClosed(tr) {
+  const id = Number(tr.dataset.tableId);
+  if (closing.has(id)) return;
+  const was = tr.__table || { id, name: tr.querySelector(".col-name a")?.textContent || "" };
+  const table = { ...was, closed: true };
+  updateRow(tr, table, joinState(table, me));
+  closing.set(
+    id,
+    window.setTimeout(() => {
+      closing.delete(id);
+      tr.remove();
+      afterRender();
+    }, CLOSED_ROW_MS),
+  );
+}
+
+function nextOpen(node) {
+  let next = node;
+  while (next && next.hasAttribute("data-closed")) next = next.nextElementSibling;
+  return next;
+}
+
+function render() {
+  const seen = new Set();
+  let previous = null;
+  for (const table of tables) {
+    seen.add(table.id);
+    let tr = tbody.querySelector(`tr[data-table-id="${table.id}"]`);
+    if (!tr) tr = createRow(table);
+    if (closing.has(table.id)) {
+      window.clearTimeout(closing.get(table.id));
+      closing.delete(table.id);
+    }
+    tr.__table = table;
+    updateRow(tr, table, joinState(table, me));
+    const expected = nextOpen(previous ? previous.nextElementSibling : tbody.firstElementChild);
+    if (expected !== tr) tbody.insertBefore(tr, expected);
+    previous = tr;
+  }
+  for (const tr of [...tbody.rows]) {
+    if (!seen.has(Number(tr.dataset.tableId))) markClosed(tr);
+  }
+  afterRender();
+}
+
+// --- filters ------------------------------------------------------------------------
+
+const filters = document.getElementById("lobby-filters");
+let selected = "";
+
+function readStored() {
+  try {
+    return window.localStorage.getItem(FILTER_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+function store(value) {
+  try {
+    if (value) window.localStorage.setItem(FILTER_KEY, value);
+    else window.localStorage.removeItem(FILTER_KEY);
+  } catch {
+    // storage refused (private mode): the filter is just not remembered
+  }
+}
+
+function afterRender() {
+  let visible = 0;
+  for (const tr of tbody.rows) {
+    const show = !selected || tr.dataset.variant === selected;
+    tr.hidden = !show;
+    if (show) visible += 1;
+  }
+  const counts = { "": tables.length };
+  for (const table of tables) counts[table.variant] = (counts[table.variant] || 0) + 1;
+  for (const span of filters.querySelectorAll("[data-count]")) {
+    setText(span, String(counts[span.dataset.count] || 0));
+  }
+  tableEl.hidden = tbody.rows.length === 0;
+  document.getElementById("lobby-empty").hidden = tbody.rows.length !== 0;
+  document.getElementById("lobby-filtered-empty").hidden = !(tbody.rows.length && !visible);
+}
+
+function choose(value, { remember = true } = {}) {
+  const radio = filters.querySelector(`input[name="variant"][value="${CSS.escape(value)}"]`);
+  if (!radio) value = "";
+  selected = value;
+  const input = filters.querySelector(`input[name="variant"][value="${CSS.escape(value)}"]`);
+  if (input) input.checked = true;
+  if (remember) store(value);
+  const url = new URL(window.location.href);
+  if (value) url.searchParams.set("variant", value);
+  else url.searchParams.delete("variant");
+  window.history.replaceState(window.history.state, "", url);
+  afterRender();
+  suggestVariant(value);
+}
+
+function setUpFilters() {
+  for (const node of filters.querySelectorAll(".js-hidden")) node.hidden = true;
+  filters.addEventListener("submit", (event) => event.preventDefault());
+  filters.addEventListener("change", (event) => {
+    if (event.target.name === "variant") choose(event.target.value);
+  });
+  const params = new URLSearchParams(window.location.search);
+  choose(params.has("variant") ? params.get("variant") : readStored(), {
+    remember: params.has("variant"),
+  });
+}
+
+// --- the viewer's balance and seats, and the list when signed out --------------------
+
+const stateUrl = root.dataset.stateUrl;
+let stateTimer = 0;
+let stateBusy = false;
+let stateAgain = false;
+
+async function fetchState() {
+  if (stateBusy) {
+    stateAgain = true;
+    return;
+  }
+  stateBusy = true;
+  try {
+    const response = await fetch(stateUrl, {
+      credentials: "same-origin",
+      cache: "no-store",
+      headers: { Accept: "application/json" },
+    });
+    if (!response.ok) return;
+    const data = await response.json();
+    me = data.me;
+    if (!signedIn || !socketOpen) tables = data.tables;
+    render();
+    if (me) document.dispatchEvent(new CustomEvent("chips:balance", { detail: { balance: me.balance } }));
+  } catch {
+    // offline: keep what is shown; the socket's reconnect will ask again
+  } finally {
+    stateBusy = false;
+    if (stateAgain) {
+      stateAgain = false;
+      refreshState();
+    }
+  }
+}
+
+function refreshState(delay = 200) {
+  window.clearTimeout(stateTimer);
+  stateTimer = window.setTimeout(fetchState, delay);
+}
+
+// --- the lobby socket ----------------------------------------------------------------
+
+const live = document.getElementById("lobby-live");
+let socketOpen = false;
+let attempt = 0;
+let reconnectTimer = 0;
+let socket = null;
+
+function setLive(state, text) {
+  live.dataset.state = state;
+  setText(live.querySelector(".live-text"), text);
+}
+
+function connect() {
+  window.clearTimeout(reconnectTimer);
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  setLive("connecting", t("Подключение…"));
+  socket = new WebSocket(`${scheme}://${window.location.host}/ws/lobby/`);
+  socket.addEventListener("open", () => {
+    attempt = 0;
+    socketOpen = true;
+    setLive("live", t("Обновляется само"));
+  });
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (message.type === "lobby" && Array.isArray(message.tables)) {
+      tables = message.tables;
+      render();
+      refreshState(); // seats and balances change with the tables
+    }
+  });
+  socket.addEventListener("close", (event) => {
+    socketOpen = false;
+    socket = null;
+    if (event.code === 4401) {
+      setLive("offline", t("Вы вышли из аккаунта: обновите страницу."));
+      return;
+    }
+    attempt += 1;
+    const delay = Math.min(30_000, 1000 * 2 ** Math.min(attempt - 1, 5)) * (0.6 + Math.random() * 0.4);
+    setLive("offline", t("Нет связи, переподключаемся…"));
+    reconnectTimer = window.setTimeout(connect, delay);
+  });
+}
+
+function setUpLive() {
+  if (signedIn) {
+    connect();
+    window.addEventListener("online", () => {
+      if (!socket) connect();
+    });
+  } else {
+    window.setInterval(() => {
+      if (document.visibilityState === "visible") fetchState();
+    }, POLL_MS);
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") refreshState(0);
+  });
+}
+
+// --- the «Открыть стол» form --------------------------------------------------------
+
+const form = document.getElementById("open-table-form");
+const specs = readJSON("variant-specs") || {};
+let formTouched = false;
+
+function fitForm() {
+  const variant = form.elements.variant.value;
+  const spec = specs[variant];
+  for (const field of form.querySelectorAll("[data-variants]")) {
+    const applies = field.dataset.variants.split(" ").includes(variant);
+    field.hidden = !applies;
+    for (const input of field.querySelectorAll("input, select")) input.disabled = !applies;
+  }
+  if (!spec) return;
+  for (const [name, value] of Object.entries(spec.defaults)) {
+    const input = form.elements[name];
+    if (input && input.tagName === "INPUT") input.placeholder = String(value);
+  }
+  const seats = form.elements.seat_count;
+  if (seats) {
+    seats.min = String(spec.min_seats);
+    seats.max = String(spec.max_seats);
+  }
+}
+
+function suggestVariant(value) {
+  if (!form || formTouched || !value || !specs[value]) return;
+  form.elements.variant.value = value;
+  fitForm();
+}
+
+function setUpForm() {
+  if (!form) return;
+  form.elements.variant.addEventListener("change", () => {
+    formTouched = true;
+    fitForm();
+  });
+  form.addEventListener("input", () => {
+    formTouched = true;
+  });
+  fitForm();
+}
+
+setUpForm();
+setUpFilters();
+render();
+setUpLive();

@@ -1,0 +1,62 @@
+// Every page of a signed-in player: the chip balance in the header kept correct.
+//
+// Another page's script may announce a new balance, or ask for it to be fetched:
+//   document.dispatchEvent(new CustomEvent("chips:balance", { detail: { balance: 9850 } }));
+//   document.dispatchEvent(new CustomEvent("chips:balance"));   // fetch it
+// or import { refreshChips, showChips } from "/static/js/site.js".
+// A page shown again from the back/forward cache, or after being hidden, refetches it.
+
+const badge = () => document.querySelector(".chips-badge");
+
+function formatChips(value) {
+  const lang = document.documentElement.lang || "ru";
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: 0 }).format(value);
+}
+
+/** Show a balance in the header (a whole number of chips). */
+export function showChips(balance) {
+  const link = badge();
+  const amount = link && link.querySelector("[data-chip-balance]");
+  if (!amount || typeof balance !== "number" || !Number.isFinite(balance)) return;
+  const text = formatChips(balance);
+  if (amount.textContent !== text) amount.textContent = text;
+  amount.dataset.chipBalance = String(balance);
+}
+
+let inFlight = null;
+
+/** Fetch the balance from the server and show it; resolves to it (or null). */
+export function refreshChips() {
+  const link = badge();
+  const url = link && link.dataset.balanceUrl;
+  if (!url) return Promise.resolve(null);
+  if (inFlight) return inFlight;
+  inFlight = fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then((response) => (response.ok ? response.json() : null))
+    .then((data) => {
+      const balance = data && typeof data.balance === "number" ? data.balance : null;
+      if (balance !== null) showChips(balance);
+      return balance;
+    })
+    .catch(() => null) // offline: the badge keeps what it showed
+    .finally(() => {
+      inFlight = null;
+    });
+  return inFlight;
+}
+
+document.addEventListener("chips:balance", (event) => {
+  const balance = event.detail && event.detail.balance;
+  if (typeof balance === "number") showChips(balance);
+  else refreshChips();
+});
+
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) refreshChips();
+});
+
+let hiddenAt = 0;
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") hiddenAt = Date.now();
+  else if (hiddenAt && Date.now() - hiddenAt > 5000) refreshChips();
+});
