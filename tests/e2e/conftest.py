@@ -207,6 +207,15 @@ def demo_tables(daphne_server: DaphneServer, transactional_db: None) -> str:
     return done.stdout
 
 
+@pytest.fixture(autouse=True)
+def _passwords_daphne_can_check(settings: Any) -> None:
+    """Users made in the test process sign in through daphne's login form: hash their
+    passwords as daphne checks them, not with the suite's fast test-only MD5 hasher."""
+    from django.conf import global_settings
+
+    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
+
+
 # --- the browser: pytest-playwright's fixtures, for one module at a time ---------------
 
 
