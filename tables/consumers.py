@@ -247,6 +247,12 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
         if table.private and not await self._may_watch_private(table):
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        if (query.get("view") or [""])[0] == "spectator":
+            # Watch only (classic's shared screen, on a TV that may be signed in as a
+            # seated player): from here on the connection is an anonymous spectator — the
+            # spectators' frames, no presence, no command. Its session has only let it
+            # watch a private table above.
+            self.signed_in = False
         self.joined = [table_group(self.table_id)]
         if self.signed_in:
             self.joined.append(user_group(self.table_id, self.user.pk))

@@ -1,5 +1,10 @@
 """classic's shared screen for a TV, with a QR code to join."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from tables import screen
+
+urlpatterns = [
+    path("tables/<int:table_id>/screen/", screen.screen, name="table_screen"),
+    path("tables/<int:table_id>/qr.svg", screen.qr_svg, name="table_qr"),
+]

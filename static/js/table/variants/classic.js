@@ -1,0 +1,402 @@
+// `classic` on the table page: a match of 5, 7 or 10 rounds against the dealer, for points
+// (rules/classic.md, docs/protocol.md §12.1). The core draws the seats, the clock, the
+// action bar (hit / stand), the log and the fairness panel; this module draws the host's
+// controls, the round in play, the round summary (every hand, once settled), the
+// scoreboard and the final standings. The shared screen (static/js/screen.js) reuses the
+// public parts: scoreboard(), roundSummary(), standings(), roundTable().
+
+import { fmt, h, signed } from "../dom.js";
+import { aiLevelName, seatName as seatLabel } from "../text.js";
+
+const MATCH_LENGTHS = [5, 7, 10];
+const AI_LEVELS = ["easy", "medium", "hard"];
+
+// --- small helpers ---------------------------------------------------------------------
+
+/** h() from dom.js, with `text` for a text child. */
+function el(tag, attributes = {}, ...children) {
+  const { text, ...rest } = attributes;
+  return h(tag, rest, ...(text === undefined ? [] : [text]), ...children);
+}
+
+/** A seat id as people read it (the core's words: the user name, «ИИ 2», «Дилер»). */
+export function seatName(state, id) {
+  return seatLabel(id, state && state.table);
+}
+
+function outcomeName(hand) {
+  if (hand.outcome === "win") return hand.delta >= 150 ? gettext("Выигрыш с очком") : gettext("Выигрыш");
+  if (hand.outcome === "loss") return hand.total > 21 ? gettext("Перебор") : gettext("Проигрыш");
+  if (hand.outcome === "push") return gettext("Ничья");
+  return "";
+}
+
+function totalText(total, soft) {
+  if (total === null || total === undefined) return "";
+  if (total > 21) return fmt(gettext("%(total)s, перебор"), { total });
+  return soft ? fmt(gettext("%(total)s (мягкая)"), { total }) : String(total);
+}
+
+/** A hand's total as the core's pill (.total), marked when bust or 21. */
+function totalPill(total, soft = false) {
+  const classes = ["total"];
+  if (total > 21) classes.push("bust");
+  if (total === 21) classes.push("twenty-one");
+  return el("span", { class: classes.join(" "), text: totalText(total, soft) });
+}
+
+function cardsRow(cards, codes, hidden = 0) {
+  return cards.cardsElement(codes || [], hidden);
+}
+
+/** Is the viewer the table's host (or staff)? The page's config names who is signed in. */
+function isHost(state, ctx) {
+  const config = ctx.config || {};
+  if (config.staff) return true;
+  return Boolean(state.table.host && config.user && config.user === state.table.host);
+}
+
+// --- the public parts (also on the shared screen) ----------------------------------------
+
+/** The scoreboard: every seat of the match in table order, with its points. */
+export function scoreboard(state, view) {
+  const winners = new Set(view.winners || []);
+  const removed = new Set(view.removed || []);
+  const table = el("table", { class: "classic-scores" });
+  table.append(el("caption", { text: gettext("Счёт") }));
+  table.append(
+    el("thead", {}, el("tr", {},
+      el("th", { scope: "col", text: gettext("Игрок") }),
+      el("th", { scope: "col", class: "num", text: gettext("Очки") }))),
+  );
+  const body = el("tbody");
+  // The leader: one player alone at the top, once a round has been played.
+  const tops = (view.players || []).map((s) => view.scores[s] ?? 0);
+  const best = Math.max(...tops);
+  const lone = Boolean(view.round) && view.rounds_played > 0 && tops.filter((score) => score === best).length === 1;
+  for (const seat of view.table || []) {
+    const score = view.scores[seat] ?? 0;
+    const row = el("tr", { "data-seat": seat });
+    if (removed.has(seat)) row.classList.add("removed");
+    if (winners.has(seat)) row.classList.add("winner");
+    else if (lone && !removed.has(seat) && score === best && !view.winners) row.classList.add("leader");
+    const name = el("th", { scope: "row" }, seatName(state, seat));
+    if (removed.has(seat)) name.append(el("span", { class: "tag", text: gettext("удалён") }));
+    if (winners.has(seat)) name.append(el("span", { class: "tag win", text: gettext("победитель") }));
+    row.append(name, el("td", { class: "num score", text: signed(score) }));
+    body.append(row);
+  }
+  table.append(body);
+  return table;
+}
+
+/** The last settled round, every hand shown (rules: "revealed in the round summary"). */
+export function roundSummary(state, view, cards, number = view.rounds_played) {
+  const round = view.last_round;
+  if (!round) return null;
+  const box = el("section", { class: "classic-summary", "aria-labelledby": "classic-summary-title" });
+  box.append(el("h3", { id: "classic-summary-title", text: fmt(gettext("Итоги раздачи %(n)s"), { n: number }) }));
+  const list = el("ul", { class: "hands summary" });
+  for (const hand of round.hands) {
+    const dealer = hand.seat === "dealer";
+    const item = el("li", { class: `hand${dealer ? " dealer" : ""}`, "data-seat": hand.seat });
+    if (!dealer) item.dataset.outcome = hand.outcome;
+    const head = el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: seatName(state, hand.seat) }));
+    head.append(totalPill(hand.total));
+    item.append(head, cardsRow(cards, hand.cards));
+    if (!dealer) {
+      item.append(el("div", { class: `hand-result ${hand.outcome}` },
+        el("span", { text: outcomeName(hand) }), " ", el("strong", { text: signed(hand.delta) })));
+    }
+    list.append(item);
+  }
+  box.append(list);
+  return box;
+}
+
+/** The final standings of a match that is over. */
+export function standings(state, game) {
+  const view = game.view;
+  const box = el("section", { class: "classic-final", "aria-labelledby": "classic-final-title" });
+  box.append(el("h3", { id: "classic-final-title", text: gettext("Итоги партии") }));
+  if (game.status === "voided") {
+    box.append(el("p", { text: gettext("Партия отменена: очки не засчитаны.") }));
+    return box;
+  }
+  const winners = view.winners || [];
+  if (!winners.length) {
+    box.append(el("p", { class: "no-winner", text: gettext("Партия окончена без победителя.") }));
+  } else {
+    const names = winners.map((s) => seatName(state, s)).join(", ");
+    box.append(el("p", { class: "winners" },
+      winners.length > 1 ? gettext("Победители: ") : gettext("Победитель: "), el("strong", { text: names })));
+  }
+  const ranked = [...(view.table || [])].sort((a, b) => (view.scores[b] ?? 0) - (view.scores[a] ?? 0));
+  const list = el("ol", { class: "standings" });
+  for (const seat of ranked) {
+    const item = el("li", { "data-seat": seat }, el("span", { text: seatName(state, seat) }), " ",
+      el("strong", { text: signed(view.scores[seat] ?? 0) }));
+    if ((view.removed || []).includes(seat)) item.append(" ", el("span", { class: "tag", text: gettext("удалён") }));
+    if (winners.includes(seat)) item.classList.add("winner");
+    list.append(item);
+  }
+  box.append(list);
+  return box;
+}
+
+/**
+ * The round in play: the dealer (up-card and the hole card's back) and every hand — your
+ * own cards and total, the others' as backs (their count is public). `marks` maps a seat
+ * to a note («Хватит по времени»).
+ */
+export function roundTable(state, view, cards, { me = null, marks = {} } = {}) {
+  const round = view.round;
+  if (!round) return null;
+  const box = el("section", { class: "classic-round", "aria-labelledby": "classic-round-title" });
+  box.append(el("h3", { id: "classic-round-title", text: fmt(gettext("Раздача %(n)s из %(total)s"), { n: round.number, total: view.rounds_total }) }));
+  const dealer = el("div", { class: "hand dealer", "data-seat": "dealer" },
+    el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: gettext("Дилер") })),
+    cardsRow(cards, round.dealer.cards, round.dealer.hidden || 0));
+  box.append(dealer);
+  const list = el("ul", { class: "hands" });
+  for (const hand of round.hands) {
+    const item = el("li", { class: "hand", "data-seat": hand.seat });
+    if (hand.seat === view.turn) item.classList.add("on-turn");
+    if (hand.seat === me) item.classList.add("mine");
+    const head = el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: seatName(state, hand.seat) }));
+    if (hand.seat === me) head.append(el("span", { class: "tag", text: gettext("вы") }));
+    if (hand.cards) {
+      head.append(totalPill(hand.total, hand.soft));
+      if (hand.natural) head.append(el("span", { class: "tag win", text: gettext("Очко!") }));
+    }
+    item.append(head);
+    item.append(hand.cards ? cardsRow(cards, hand.cards) : cardsRow(cards, [], hand.count || 0));
+    if (hand.seat === view.turn) item.append(el("div", { class: "hand-note turn", text: gettext("Ходит") }));
+    if (marks[hand.seat]) item.append(el("div", { class: "hand-note", "data-mark": "timeout", text: marks[hand.seat] }));
+    list.append(item);
+  }
+  box.append(list);
+  return box;
+}
+
+// --- the host's controls ----------------------------------------------------------------
+
+const hosts = new WeakMap();
+
+function hostPanel(area, ctx) {
+  let panel = hosts.get(area);
+  if (panel && panel.root.isConnected) return panel;
+  // Folded away while a match is played (the cards matter then), open between matches.
+  const root = el("details", { class: "classic-host" });
+  root.append(el("summary", {}, el("span", { class: "host-title", text: gettext("Ведущий") })));
+
+  // Start: the match length, then «Начать партию».
+  const start = el("form", { class: "host-row host-start" });
+  const lengths = el("fieldset", { class: "lengths" }, el("legend", { text: gettext("Раздач в партии") }));
+  for (const n of MATCH_LENGTHS) {
+    const id = `classic-rounds-${n}`;
+    lengths.append(el("span", { class: "length" },
+      el("input", { type: "radio", name: "classic-rounds", id, value: n }),
+      el("label", { for: id, text: String(n) })));
+  }
+  const startButton = el("button", { type: "submit", class: "primary", "data-command": "start", text: gettext("Начать партию") });
+  start.append(lengths, startButton);
+  start.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = start.querySelector("input[name=classic-rounds]:checked");
+    send(panel, startButton, "start", { rounds: Number(chosen ? chosen.value : 5) });
+  });
+
+  // Pause / resume.
+  const pause = el("button", { type: "button", class: "control", "data-command": "pause", text: gettext("Пауза") });
+  pause.addEventListener("click", () => send(panel, pause, pause.dataset.command));
+
+  // AI seats.
+  const ai = el("form", { class: "host-row host-ai" });
+  const levelSelect = el("select", { id: "classic-ai-level" });
+  for (const level of AI_LEVELS) levelSelect.append(el("option", { value: level, text: aiLevelName(level) }));
+  levelSelect.value = "medium";
+  const aiButton = el("button", { type: "submit", class: "control", "data-command": "add_ai", text: gettext("Добавить ИИ") });
+  ai.append(el("label", { for: "classic-ai-level", text: gettext("Уровень ИИ") }), levelSelect, aiButton);
+  ai.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send(panel, aiButton, "add_ai", { level: levelSelect.value });
+  });
+
+  // Remove a player.
+  const remove = el("form", { class: "host-row host-remove" });
+  const seatSelect = el("select", { id: "classic-remove-seat" });
+  const removeButton = el("button", { type: "submit", class: "danger", "data-command": "remove", text: gettext("Удалить игрока") });
+  remove.append(el("label", { for: "classic-remove-seat", text: gettext("Игрок") }), seatSelect, removeButton);
+  remove.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!seatSelect.value) return;
+    send(panel, removeButton, "remove", { seat: seatSelect.value });
+  });
+
+  root.append(start, el("div", { class: "host-row" }, pause), ai, remove);
+  panel = { root, start, startButton, pause, ai, remove, seatSelect, seatKey: "", lengthSet: false, busy: false, phase: null, ctx };
+  hosts.set(area, panel);
+  return panel;
+}
+
+function send(panel, button, type, fields = {}) {
+  if (panel.busy) return;
+  panel.busy = true;
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  Promise.resolve(panel.ctx.command(type, fields))
+    .catch(() => null)
+    .finally(() => {
+      panel.busy = false;
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    });
+}
+
+function updateHostPanel(panel, state, ctx) {
+  panel.ctx = ctx;
+  const game = state.game;
+  const playing = Boolean(game && game.status === "playing");
+  const pending = Boolean(state.table.pending);
+  const open = state.table.status === "open";
+  if (!panel.lengthSet) {
+    const rounds = (state.table.options && state.table.options.rounds) || 5;
+    const radio = panel.start.querySelector(`input[value="${rounds}"]`);
+    if (radio) radio.checked = true;
+    panel.lengthSet = true;
+  }
+  panel.start.hidden = playing || pending || !open;
+  panel.pause.hidden = !playing;
+  if (playing) {
+    const paused = Boolean(game.paused);
+    panel.pause.dataset.command = paused ? "resume" : "pause";
+    panel.pause.textContent = paused ? gettext("Продолжить") : gettext("Пауза");
+  }
+  const seats = state.table.seats || [];
+  panel.ai.hidden = !open || playing || seats.length >= state.table.seat_count;
+  const phase = playing ? "playing" : pending ? "pending" : "between";
+  if (phase !== panel.phase) {
+    // Open between matches, folded once one is dealt; the host may open or fold it.
+    if (phase === "between") panel.root.open = true;
+    if (phase === "playing") panel.root.open = false;
+    panel.phase = phase;
+  }
+  // Who can be removed: the players still in the match while it is played, else every seat.
+  const removable = playing ? game.view.players || [] : seats.map((s) => s.id);
+  const key = removable.join("|") + seats.map((s) => s.name).join("|");
+  if (key !== panel.seatKey) {
+    const chosen = panel.seatSelect.value;
+    panel.seatSelect.replaceChildren(...removable.map((id) => el("option", { value: id, text: seatName(state, id) })));
+    if (removable.includes(chosen)) panel.seatSelect.value = chosen;
+    panel.seatKey = key;
+  }
+  panel.remove.hidden = removable.length === 0;
+}
+
+// --- the module's render ------------------------------------------------------------------
+
+// Seats whose decision the clock made, per game and round (from the events seen here).
+const timeouts = { game: null, round: null, seats: {} };
+
+function noteEvents(state, ctx) {
+  const game = state.game;
+  if (!game) return;
+  const round = game.view && game.view.round ? game.view.round.number : null;
+  if (timeouts.game !== game.id || timeouts.round !== round) {
+    timeouts.game = game.id;
+    timeouts.round = round;
+    timeouts.seats = {};
+  }
+  for (const event of ctx.events || []) {
+    if (event.type === "round_start") timeouts.seats = {};
+    if (event.type === "stand" && event.timeout) timeouts.seats[event.seat] = gettext("Время вышло: «Хватит»");
+  }
+}
+
+function statusLine(state, ctx) {
+  const game = state.game;
+  const table = state.table;
+  if (table.status !== "open" || table.pending) return ""; // the core's status line says it
+  if (!game || game.status !== "playing") {
+    const seated = (table.seats || []).length;
+    if (seated < 2) return gettext("Ждём игроков: нужно хотя бы двое (можно с ИИ).");
+    if (isHost(state, ctx)) return gettext("Вы ведущий: выберите длину партии и нажмите «Начать партию».");
+    return table.host ? fmt(gettext("Ждём начала партии: её начинает ведущий (%(host)s) или все нажимают «Готов»."), { host: table.host })
+      : gettext("Ждём начала партии: все нажимают «Готов».");
+  }
+  if (game.paused) return ""; // the core says «Пауза»
+  const view = game.view;
+  if (view.turn && view.turn === ctx.me) return gettext("Ваш ход: «Ещё карту» или «Хватит».");
+  if (view.turn) return fmt(gettext("Ходит %(name)s."), { name: seatName(state, view.turn) });
+  return gettext("Ход дилера.");
+}
+
+export function render(area, state, ctx) {
+  const game = state.game && state.game.view && state.game.view.variant === "classic" ? state.game : null;
+  noteEvents(state, ctx);
+  const parts = [];
+  if (isHost(state, ctx)) {
+    const panel = hostPanel(area, ctx);
+    updateHostPanel(panel, state, ctx);
+    parts.push(panel.root);
+  }
+  const status = statusLine(state, ctx);
+  if (status) parts.push(el("p", { class: "classic-status", "data-role": "status", text: status }));
+  if (game) {
+    const view = game.view;
+    const playing = game.status === "playing";
+    parts.push(el("p", { class: "classic-progress" },
+      fmt(gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played })));
+    if (playing) parts.push(roundTable(state, view, ctx.cards, { me: ctx.me, marks: timeouts.seats }));
+    else parts.push(standings(state, game));
+    const summary = roundSummary(state, view, ctx.cards);
+    if (summary) parts.push(summary);
+    parts.push(scoreboard(state, view));
+  }
+  // The shared screen for a TV (public information only), for everyone at the table.
+  const invite = ctx.config && ctx.config.invite ? `?invite=${encodeURIComponent(ctx.config.invite)}` : "";
+  parts.push(el("p", { class: "classic-screen-link" },
+    el("a", { href: `/tables/${state.table.id}/screen/${invite}`, target: "_blank", rel: "noopener" },
+      gettext("Общий экран для телевизора"))));
+  // Keep the host panel node (and the focus inside it) in place; redraw the rest.
+  const keep = parts[0] && hosts.get(area) && parts[0] === hosts.get(area).root ? parts[0] : null;
+  for (const child of [...area.children]) if (child !== keep) child.remove();
+  if (keep && keep.parentNode !== area) area.prepend(keep);
+  for (const part of parts) if (part && part !== keep) area.append(part);
+  area.classList.add("classic");
+}
+
+/** The log's words for classic's own events; the core's generic text for the rest. */
+export function describe(event, state) {
+  switch (event.type) {
+    case "round_start":
+      return fmt(gettext("Раздача %(n)s: первым ходит %(name)s"), { n: event.round, name: seatName(state, (event.order || [])[0]) });
+    case "settle": {
+      const list = (event.hands || []).filter((hand) => hand.seat !== "dealer")
+        .map((hand) => `${seatName(state, hand.seat)} ${signed(hand.delta)}`).join(", ");
+      return fmt(gettext("Итоги раздачи %(n)s: %(list)s"), { n: event.round, list });
+    }
+    case "remove":
+      return fmt(gettext("%(name)s удалён из партии"), { name: seatName(state, event.target) });
+    case "finished": {
+      const winners = event.winners || [];
+      if (!winners.length) return gettext("Партия окончена без победителя");
+      return fmt(ngettext("Партия окончена. Победитель: %(names)s", "Партия окончена. Победители: %(names)s", winners.length),
+        { names: winners.map((seat) => seatName(state, seat)).join(", ") });
+    }
+    default:
+      return null;
+  }
+}
+
+/** The seats strip: each player's points in the match shown (or last played). */
+export function seatNote(seat, state) {
+  const game = state.game;
+  if (!game || !game.view || game.view.variant !== "classic") return null;
+  const scores = game.view.scores || {};
+  if (!(seat.id in scores)) return null;
+  return fmt(gettext("%(n)s очк."), { n: signed(scores[seat.id]) });
+}
+
+export const shortcuts = { hit: "H", stand: "S" };
