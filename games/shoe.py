@@ -10,11 +10,17 @@ really left in the stock), then from the record's seed. A state holds:
 Card sequences are stored as concatenated two-character strings: immutable, so copying a
 state is cheap even with a six-deck shoe. `cards` is the stock's composition in canonical
 order until its order is known (`ordered`), then the stock in draw order.
+
+A tool that shows a record card by card (the web's «Проверить» view) replays it inside
+`recording()`, which logs every shuffle, cut, redeal, lot and card drawn, in order; the
+state is untouched by it, and outside it nothing is kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from games.errors import (
@@ -28,6 +34,33 @@ from games.errors import (
 from games.shuffle import canonical_order, draw_lot, shuffled
 
 State = dict[str, Any]
+
+_LOG: ContextVar[list[dict[str, Any]] | None] = ContextVar("games_shoe_log", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list[dict[str, Any]]]:
+    """The draws made inside this context, in order, as entries:
+
+    - ``{"shuffle": n, "kind": kind, "cards": [...]}`` shuffle number `n` starts from
+      these cards in canonical order (a full deck or shoe, or `banker36`'s discards);
+    - ``{"cut": position}`` the stock's top `position` cards go to the bottom;
+    - ``{"redeal": True}`` this shuffle's drawn cards go back on top (`solo`'s
+      «Начать заново»): its draws start again from its first card;
+    - ``{"lot": [seat, ...], "chosen": seat}`` the first banker drawn by lot;
+    - ``{"card": code}`` the next card drawn."""
+    log: list[dict[str, Any]] = []
+    token = _LOG.set(log)
+    try:
+        yield log
+    finally:
+        _LOG.reset(token)
+
+
+def _note(entry: dict[str, Any]) -> None:
+    log = _LOG.get()
+    if log is not None:
+        log.append(entry)
 
 
 def split_cards(packed: str) -> list[str]:
@@ -45,9 +78,11 @@ def start(state: State, kind: str, cards: Sequence[str], *, replayable: bool = F
     other variants skip that bookkeeping, which would grow with every card of a shoe."""
     previous = state.get("shoe")
     number = previous["shuffles"] if previous else 0
+    stock = canonical_order(cards)
+    _note({"shuffle": number, "kind": kind, "cards": stock})
     state["shoe"] = {
         "kind": kind,
-        "cards": "".join(canonical_order(cards)),
+        "cards": "".join(stock),
         "ordered": False,
         "shuffles": number + 1,
         "drawn": "" if replayable else None,
@@ -100,6 +135,7 @@ def cut(state: State, position: int) -> None:
         raise RulesError(BAD_AMOUNT, f"a cut position is from 1 to {count - 1}")
     cards: str = shoe["cards"]
     shoe["cards"] = cards[2 * position :] + cards[: 2 * position]
+    _note({"cut": position})
 
 
 def draw(state: State) -> str:
@@ -116,12 +152,14 @@ def draw(state: State) -> str:
             _take_stacked(shoe, card)
             if shoe["drawn"] is not None:
                 shoe["drawn"] += card
+            _note({"card": card})
             return card
         _order_from_seed(state)
     card = shoe["cards"][:2]
     shoe["cards"] = shoe["cards"][2:]
     if shoe["drawn"] is not None:
         shoe["drawn"] += card
+    _note({"card": card})
     return card
 
 
@@ -137,6 +175,7 @@ def redeal(state: State) -> None:
         state["source"]["stacked"] = drawn + state["source"]["stacked"]
         shoe["cards"] = "".join(canonical_order(split_cards(shoe["cards"] + drawn)))
     shoe["drawn"] = ""
+    _note({"redeal": True})
 
 
 def choose_by_lot(state: State, candidates: Sequence[str], named: str | None) -> str:
@@ -146,4 +185,6 @@ def choose_by_lot(state: State, candidates: Sequence[str], named: str | None) ->
     seed = state["source"]["seed"]
     if seed is None:
         raise RulesError(BAD_RECORD, "first_banker is required when the record has no seed")
-    return draw_lot(seed, candidates)
+    chosen = draw_lot(seed, candidates)
+    _note({"lot": list(candidates), "chosen": chosen})
+    return chosen

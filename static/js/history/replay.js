@@ -1,0 +1,224 @@
+// The step-by-step replay of a game that is over: each step is what this player saw
+// after one move (the server replays the hand record through the rules engine and sends
+// only that seat's view), drawn with the shared SVG cards. Keys: ← → step, space
+// play/pause, Home/End.
+
+import { cardName, cardsElement } from "../cards.js";
+import { cardText, isRed, load } from "./data.js";
+
+const t = (text) => (window.gettext ? window.gettext(text) : text);
+const fmt = (text, values) => (window.interpolate ? window.interpolate(t(text), values, true) : text);
+const PLAY_MS = 1400;
+
+const section = document.getElementById("replay");
+const stage = document.getElementById("replay-stage");
+const position = document.getElementById("replay-position");
+const announce = document.getElementById("replay-announce");
+const buttons = Object.fromEntries(
+  Array.from(section.querySelectorAll("[data-go]"), (button) => [button.dataset.go, button]),
+);
+
+let steps = [];
+let current = 0;
+let timer = null;
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function cardSpan(code) {
+  const span = el("span", `card-text ${isRed(code) ? "red" : "black"}`, cardText(code));
+  span.setAttribute("aria-hidden", "true");
+  return span;
+}
+
+function handElement(hand) {
+  const box = el("div", "hand");
+  if (hand.you) box.classList.add("you");
+  if (hand.role) box.classList.add(hand.role);
+  if (hand.seat) box.dataset.seat = hand.seat;
+  const head = el("p", "hand-head");
+  head.append(el("span", "hand-name", hand.name));
+  if (hand.total !== null && hand.total !== undefined) {
+    const total = el("span", "hand-total");
+    total.append(el("span", "visually-hidden", t("сумма")), " ", String(hand.total));
+    head.append(total);
+  }
+  if (hand.note) head.append(el("span", "hand-note", hand.note));
+  box.append(head);
+  if (hand.cards.length || hand.hidden) {
+    box.append(cardsElement(hand.cards, hand.hidden));
+  } else {
+    box.append(el("p", "no-cards", t("нет карт")));
+  }
+  return box;
+}
+
+function handsElement(hands, className = "hands") {
+  const list = el("div", className);
+  for (const hand of hands) list.append(handElement(hand));
+  return list;
+}
+
+function factsElement(facts) {
+  const list = el("dl", "step-facts");
+  for (const fact of facts) {
+    const item = el("div", "fact");
+    item.append(el("dt", "", fact.label), el("dd", "", fact.value));
+    list.append(item);
+  }
+  return list;
+}
+
+function standingsElement(scene) {
+  const box = el("div", "standings");
+  box.append(el("h4", "", scene.standings_title || t("Итог")));
+  const list = el("ul", "standings-list");
+  for (const entry of scene.standings) {
+    const item = el("li", entry.you ? "you" : "");
+    const value = el("span", "value", entry.value);
+    item.append(el("span", "name", entry.name), value);
+    list.append(item);
+  }
+  box.append(list);
+  return box;
+}
+
+function logElement(lines) {
+  const list = el("ul", "step-log");
+  for (const line of lines) {
+    const item = el("li", "", line.text);
+    if (line.cards.length) {
+      item.append(" — ");
+      for (const code of line.cards) item.append(cardSpan(code), " ");
+      item.append(el("span", "visually-hidden", line.cards.map(cardName).join(", ")));
+    }
+    list.append(item);
+  }
+  return list;
+}
+
+function lineWords(line) {
+  return line.cards.length ? `${line.text}: ${line.cards.map(cardName).join(", ")}` : line.text;
+}
+
+function render() {
+  const step = steps[current];
+  const scene = step.scene;
+  stage.replaceChildren();
+  stage.dataset.step = String(current);
+  stage.dataset.final = step.final ? "1" : "0";
+  const counter = fmt("Шаг %(n)s из %(total)s", { n: current + 1, total: steps.length });
+  position.textContent = `${counter}: ${step.title}`;
+
+  if (step.log.length) stage.append(logElement(step.log));
+  if (scene.facts.length) stage.append(factsElement(scene.facts));
+  if (scene.turn) stage.append(el("p", "turn", fmt("Ход: %(name)s", { name: scene.turn })));
+  if (scene.hands.length) stage.append(handsElement(scene.hands));
+  if (scene.last) {
+    const last = el("section", "last-round");
+    last.append(el("h4", "", t("Последняя сыгранная раздача")), handsElement(scene.last));
+    stage.append(last);
+  }
+  if (scene.rounds) {
+    // Every settled round, shown; a long game's rounds fold, the last one open.
+    const rounds = el("div", "final-rounds");
+    scene.rounds.forEach((hands, index) => {
+      const round = el("details", "final-round");
+      round.open = scene.rounds.length <= 3 || index === scene.rounds.length - 1;
+      const summary = el("summary", "", fmt("Раздача %(n)s", { n: index + 1 }));
+      const mine = hands.find((hand) => hand.you && hand.note);
+      if (mine) summary.append(el("span", "round-note", mine.note));
+      round.append(summary, handsElement(hands));
+      rounds.append(round);
+    });
+    if (!scene.rounds.length) rounds.append(el("p", "", t("Ни одна раздача не была сыграна до конца.")));
+    stage.append(rounds);
+  }
+  if (scene.standings.length) stage.append(standingsElement(scene));
+
+  buttons.start.disabled = current === 0;
+  buttons.prev.disabled = current === 0;
+  buttons.next.disabled = current === steps.length - 1;
+  buttons.play.disabled = steps.length < 2;
+  if (current === steps.length - 1) pause();
+  announce.textContent = [`${counter}. ${step.title}.`, ...step.log.map(lineWords)].join(" ");
+}
+
+function go(index) {
+  const next = Math.max(0, Math.min(steps.length - 1, index));
+  if (next === current && stage.dataset.step === String(current)) return;
+  current = next;
+  render();
+}
+
+function setPlaying(playing) {
+  buttons.play.setAttribute("aria-pressed", playing ? "true" : "false");
+  buttons.play.querySelector("[data-play-icon]").textContent = playing ? "❚❚" : "▶";
+  buttons.play.querySelector("[data-play-label]").textContent = playing ? t("Пауза") : t("Пуск");
+}
+
+function pause() {
+  if (timer !== null) clearInterval(timer);
+  timer = null;
+  setPlaying(false);
+}
+
+function play() {
+  if (current === steps.length - 1) go(0);
+  setPlaying(true);
+  timer = setInterval(() => {
+    if (current >= steps.length - 1) pause();
+    else go(current + 1);
+  }, PLAY_MS);
+}
+
+function toggle() {
+  if (timer === null) play();
+  else pause();
+}
+
+const ACTIONS = {
+  start: () => { pause(); go(0); },
+  prev: () => { pause(); go(current - 1); },
+  next: () => { pause(); go(current + 1); },
+  end: () => { pause(); go(steps.length - 1); },
+  play: toggle,
+};
+
+for (const [name, button] of Object.entries(buttons)) {
+  button.addEventListener("click", () => ACTIONS[name]());
+}
+
+document.addEventListener("keydown", (event) => {
+  if (!steps.length || event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target;
+  if (target.closest && target.closest("input, textarea, select, [contenteditable]")) return;
+  const onControl = target.closest && target.closest("button, a, summary");
+  const key = event.key;
+  if (key === "ArrowRight") ACTIONS.next();
+  else if (key === "ArrowLeft") ACTIONS.prev();
+  else if (key === "Home" && !onControl) ACTIONS.start();
+  else if (key === "End" && !onControl) ACTIONS.end();
+  else if ((key === " " || key === "Spacebar") && !onControl) toggle();
+  else return;
+  event.preventDefault();
+});
+
+load()
+  .then((data) => {
+    if (!data.steps || !data.steps.length) {
+      position.textContent = t("Эта игра ещё идёт: повтора пока нет.");
+      return;
+    }
+    steps = data.steps;
+    current = 0;
+    render();
+    section.dataset.ready = "1";
+  })
+  .catch(() => {
+    position.textContent = t("Не удалось загрузить повтор. Обновите страницу.");
+  });
