@@ -1,5 +1,9 @@
 """The table page (templates/tables/table.html)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from tables import pages
+
+urlpatterns = [
+    path("tables/<int:table_id>/", pages.table_page, name="table"),
+]

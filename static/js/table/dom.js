@@ -1,0 +1,70 @@
+// Small DOM and text helpers shared by the table page's modules. No innerHTML anywhere:
+// every element is built with createElement and text nodes (the CSP forbids inline
+// styles, and a player's name must never be read as markup).
+
+/** gettext through Django's JavaScript catalogue (loaded by base.html before modules). */
+export function t(text) {
+  return window.gettext ? window.gettext(text) : text;
+}
+
+/** ngettext: the plural form for `count`. */
+export function nt(singular, plural, count) {
+  return window.ngettext ? window.ngettext(singular, plural, count) : count === 1 ? singular : plural;
+}
+
+/** interpolate() with named placeholders: fmt("%(name)s ходит", {name: "ann"}). */
+export function fmt(text, values) {
+  if (window.interpolate) return window.interpolate(text, values, true);
+  return text.replace(/%\((\w+)\)s/g, (_, key) => String(values[key]));
+}
+
+/**
+ * h("button", {class: "x", dataset: {action: "hit"}, onclick: fn}, "text", child…)
+ * Attributes: `class`, `dataset` (object), `on<event>` (listener functions, attached with
+ * addEventListener — never as attributes), booleans (`disabled`, `hidden`: set when true),
+ * anything else as an attribute. Children: strings, nodes, arrays, null/false (skipped).
+ */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") element.className = value;
+    else if (key === "dataset") Object.assign(element.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") {
+      element.addEventListener(key.slice(2), value);
+    } else if (value === true) element.setAttribute(key, "");
+    else element.setAttribute(key, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(element, child);
+    else if (child instanceof Node) element.append(child);
+    else element.append(document.createTextNode(String(child)));
+  }
+}
+
+/** Replace an element's children. */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** "0:27" from milliseconds (rounded up: a clock at 0:00 has run out). */
+export function clockText(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/** A signed amount: "+50", "−20" (a real minus sign), "0". */
+export function signed(value) {
+  if (value > 0) return `+${value}`;
+  if (value < 0) return `\u2212${Math.abs(value)}`;
+  return "0";
+}

@@ -1,0 +1,761 @@
+// The live table page's core (the contract: /work/briefs/contract.md; the protocol:
+// docs/protocol.md). It keeps the table socket, merges snapshot/update frames into one
+// state, and draws what every variant shares: the connection indicator, the seats, whose
+// turn it is and the decision clock, the action bar, the log and the live region, the
+// table controls, the fairness panel. The variant's own module
+// (static/js/table/variants/<variant>.js) draws the game area.
+
+import * as cards from "../cards.js";
+import { randomToken, TableSocket } from "./connection.js";
+import { clockText, fill, fmt, h, t } from "./dom.js";
+import {
+  ANNOUNCED,
+  DEFAULT_SHORTCUTS,
+  actionLabel,
+  aiLabel,
+  aiLevelName,
+  describeEvent,
+  seatName,
+} from "./text.js";
+
+const LOG_LINES = 30;
+const OFFSET_SAMPLES = 20;
+const SNAPSHOT_RETRY_MS = 4000;
+const VERSION_WAIT_MS = 3000;
+// Refusals of the page's own automatic client seed that need no word to the player.
+const QUIET_SEED_CODES = new Set(["seed_given", "no_shuffle", "not_seated"]);
+
+const config = JSON.parse(document.getElementById("table-config").textContent);
+const root = document.getElementById("table-page");
+const $ = (id) => document.getElementById(id);
+const ui = {
+  connection: $("connection"),
+  status: $("table-status"),
+  seats: $("seats"),
+  turn: $("turn"),
+  clock: $("clock"),
+  clockText: $("clock-text"),
+  area: $("game-area"),
+  error: $("error"),
+  actions: $("actions"),
+  controls: $("table-controls"),
+  log: $("log"),
+  announce: $("announce"),
+  fairness: $("fairness-facts"),
+};
+
+// --- the state ------------------------------------------------------------------------------
+
+let variant = {}; // the variant module
+let frame = null; // the latest picture: {table, game, you, version, server_time}
+let fresh = true; // the next snapshot is applied whatever its version (a new connection)
+let awaitingSnapshot = false;
+let snapshotTimer = null;
+const offsets = []; // server_time − local time, measured on recent frames (§8.2)
+let offset = 0;
+let inflight = 0; // the player's commands not answered yet
+let waitVersion = 0; // an ack's version not yet shown by a frame
+let waitTimer = null;
+let actionsKey = null;
+let lastActionFocus = null; // the action bar's control that had focus (clicked controls are rebuilt)
+let controlsKey = null;
+let sitPending = new URLSearchParams(location.search).get("sit") === "1";
+const seedsSent = new Map(); // commitment -> the client seed this page sent for it
+const clockTotals = new Map(); // deadline -> the decision's whole length, for the bar
+const sayBuffer = [];
+
+function now() {
+  return Date.now() + offset;
+}
+
+function me() {
+  return frame && frame.you ? frame.you.seat : null;
+}
+
+function playing() {
+  return Boolean(frame && frame.game && frame.game.status === "playing");
+}
+
+// --- the socket ---------------------------------------------------------------------------
+
+function socketUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const query = config.invite ? `?invite=${encodeURIComponent(config.invite)}` : "";
+  return `${scheme}//${location.host}${config.ws_path}${query}`;
+}
+
+const socket = new TableSocket(socketUrl(), {
+  message: onMessage,
+  answered: onAnswered,
+  state: onConnection,
+});
+
+function onConnection(state, detail) {
+  root.dataset.state = state;
+  ui.connection.dataset.state = state;
+  const text = {
+    connecting: t("Подключение…"),
+    open: t("На связи"),
+    reconnecting: t("Связь потеряна, переподключаемся…"),
+    closed: t("Нет связи"),
+  }[state];
+  fill(ui.connection, h("span", { class: "connection-dot", "aria-hidden": "true" }), h("span", { class: "connection-text" }, text));
+  if (state === "open") fresh = true;
+  if (state === "closed") {
+    showError(
+      detail === "forbidden"
+        ? t("Это частный стол: откройте его по ссылке-приглашению.")
+        : t("Такого стола нет."),
+    );
+  }
+  refreshBusy();
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "snapshot":
+      if (!fresh && frame && message.version < frame.version) return;
+      fresh = false;
+      awaitingSnapshot = false;
+      clearTimeout(snapshotTimer);
+      apply(message, []);
+      break;
+    case "update":
+      if (!frame || awaitingSnapshot) return;
+      if (message.version <= frame.version) return; // already in the picture
+      if (message.version > frame.version + 1) {
+        askSnapshot(); // a gap: something was missed (§7)
+        return;
+      }
+      apply(message, message.events || []);
+      break;
+    case "presence":
+      if (frame) {
+        const seat = frame.table.seats.find((s) => s.id === message.seat);
+        if (seat) {
+          seat.connected = message.connected;
+          if (message.connected) seat.away_since = null;
+          else if (!seat.away_since) seat.away_since = now();
+          renderSeats();
+        }
+      }
+      break;
+    case "error":
+      if (message.message) showError(message.message);
+      break;
+    default:
+      break; // pong, record
+  }
+}
+
+function askSnapshot() {
+  awaitingSnapshot = true;
+  socket.request({ type: "snapshot" });
+  clearTimeout(snapshotTimer);
+  snapshotTimer = setTimeout(() => {
+    if (awaitingSnapshot) askSnapshot();
+  }, SNAPSHOT_RETRY_MS);
+}
+
+function measureOffset(serverTime) {
+  if (typeof serverTime !== "number") return;
+  offsets.push(serverTime - Date.now());
+  if (offsets.length > OFFSET_SAMPLES) offsets.shift();
+  // A frame is received after it was built, so each sample is the true offset minus its
+  // transit time: the largest recent sample is the closest.
+  offset = Math.max(...offsets);
+}
+
+// --- commands -------------------------------------------------------------------------------
+
+/** A command from the player: the action bar is disabled until it is answered and the
+ * change it made is on screen. Resolves with the ack or error. */
+function send(type, fields = {}) {
+  hideError();
+  inflight += 1;
+  refreshBusy();
+  return socket.command(type, fields).then((answer) => {
+    inflight -= 1;
+    if (answer.type === "ack" && typeof answer.version === "number" && frame && answer.version > frame.version) {
+      waitVersion = Math.max(waitVersion, answer.version);
+      clearTimeout(waitTimer);
+      waitTimer = setTimeout(() => {
+        if (frame && waitVersion > frame.version) askSnapshot();
+        waitVersion = 0;
+        refreshBusy();
+      }, VERSION_WAIT_MS);
+    }
+    refreshBusy();
+    return answer;
+  });
+}
+
+function onAnswered(answer, command) {
+  if (answer.type !== "error") return;
+  if (command.type === "client_seed" && QUIET_SEED_CODES.has(answer.code)) return;
+  if (answer.message) showError(answer.message);
+}
+
+function act(action, fields = {}) {
+  const version = frame ? frame.version : undefined;
+  return send("action", { action, ...fields, version });
+}
+
+function busy() {
+  return inflight > 0 || (frame !== null && waitVersion > frame.version) || root.dataset.state !== "open";
+}
+
+function refreshBusy() {
+  const isBusy = busy();
+  root.dataset.busy = inflight > 0 || (frame !== null && waitVersion > frame.version) ? "true" : "false";
+  ui.actions.setAttribute("aria-busy", isBusy ? "true" : "false");
+  for (const element of ui.actions.querySelectorAll("button, input, select, textarea")) {
+    element.disabled = isBusy || element.dataset.off === "true";
+  }
+  for (const element of ui.controls.querySelectorAll("button")) {
+    element.disabled = isBusy;
+  }
+}
+
+function showError(text) {
+  ui.error.textContent = text;
+  ui.error.hidden = false;
+}
+
+function hideError() {
+  ui.error.hidden = true;
+  ui.error.textContent = "";
+}
+
+// --- the live region and the log -------------------------------------------------------------
+
+function say(text) {
+  if (text) sayBuffer.push(text);
+}
+
+function flushSay() {
+  if (!sayBuffer.length) return;
+  const text = sayBuffer.splice(0).join(". ");
+  // Emptied first, so that the same words said twice are announced twice.
+  ui.announce.textContent = "";
+  setTimeout(() => {
+    ui.announce.textContent = text;
+  }, 50);
+}
+
+function log(text) {
+  if (!text) return;
+  const stamp = new Date(now()).toLocaleTimeString(config.language || undefined, {
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
+  ui.log.prepend(h("li", {}, h("span", { class: "log-time" }, stamp), " ", text));
+  while (ui.log.children.length > LOG_LINES) ui.log.lastElementChild.remove();
+}
+
+function describe(event) {
+  let text = null;
+  if (variant.describe) {
+    try {
+      text = variant.describe(event, moduleState());
+    } catch (error) {
+      console.error(error);
+    }
+  }
+  return text || describeEvent(event, frame.table);
+}
+
+// --- applying a frame --------------------------------------------------------------------
+
+function apply(message, events) {
+  const before = frame;
+  measureOffset(message.server_time);
+  frame = {
+    type: message.type,
+    version: message.version,
+    server_time: message.server_time,
+    table: message.table,
+    game: message.game,
+    you: message.you || { seat: null, in_game: false },
+  };
+  if (waitVersion && frame.version >= waitVersion) {
+    waitVersion = 0;
+    clearTimeout(waitTimer);
+  }
+  mirror();
+  renderStatus();
+  renderSeats();
+  renderTurn(before);
+  renderArea(events);
+  renderActions();
+  renderControls();
+  for (const event of events) {
+    const text = describe(event);
+    log(text);
+    if (ANNOUNCED.has(event.type)) say(text);
+  }
+  renderFairness();
+  refreshBusy();
+  flushSay();
+  sendClientSeed();
+  sitOnArrival();
+}
+
+/** The page's own account of the table, as data attributes (tests read them). */
+function mirror() {
+  const game = frame.game;
+  root.dataset.version = String(frame.version);
+  root.dataset.seat = me() || "";
+  root.dataset.inGame = frame.you.in_game ? "true" : "false";
+  root.dataset.game = game ? String(game.number) : "";
+  root.dataset.gameStatus = game ? game.status : "";
+  root.dataset.turn = game && game.status === "playing" && game.view ? game.view.turn || "" : "";
+  root.dataset.pending = frame.table.pending ? String(frame.table.pending.game) : "";
+  root.dataset.tableStatus = frame.table.status;
+}
+
+function moduleState() {
+  return { table: frame.table, game: frame.game, you: frame.you, version: frame.version, now };
+}
+
+function moduleContext(events) {
+  return {
+    me: me(),
+    act,
+    command: send,
+    cards,
+    say,
+    log,
+    events,
+    seatName: (id) => seatName(id, frame.table),
+    config,
+  };
+}
+
+function renderArea(events) {
+  if (!variant.render) return;
+  try {
+    variant.render(ui.area, moduleState(), moduleContext(events));
+  } catch (error) {
+    console.error(error);
+  }
+}
+
+// --- the status line, the seats, the turn and the clock ----------------------------------
+
+function renderStatus() {
+  const table = frame.table;
+  const game = frame.game;
+  let text = "";
+  if (table.status === "closed") {
+    text = t("Стол закрыт.");
+  } else if (table.pending) {
+    const pending = table.pending;
+    const waiting = pending.seats.filter((id) => !pending.given.includes(id) && !id.startsWith("ai:"));
+    text = fmt(t("Игра %(game)s объявлена: ждём ключи игроков, раздача через %(left)s"), {
+      game: pending.game,
+      left: clockText(pending.deal_at - now()),
+    });
+    if (!waiting.length) text = fmt(t("Игра %(game)s: раздаём карты…"), { game: pending.game });
+  } else if (game && game.status === "playing" && game.paused) {
+    text = t("Пауза: часы остановлены.");
+  } else if (table.next_game_at) {
+    text = fmt(t("Следующая игра через %(left)s"), { left: clockText(table.next_game_at - now()) });
+  } else if (!playing() && me() && config.variant !== "solo" && config.variant !== "classic") {
+    text = t("Игра начнётся, когда за столом достаточно игроков и все нажали «Готов».");
+  } else if (!playing() && !me() && !table.seats.length) {
+    text = t("За столом пока никого нет.");
+  }
+  ui.status.textContent = text;
+  ui.status.hidden = !text;
+}
+
+function awayText(seat) {
+  const game = frame.game;
+  if (seat.connected) return null;
+  if (playing() && game.deadline_seat === seat.id && game.deadline && !game.paused) {
+    return fmt(t("ждём игрока, %(left)s"), { left: clockText(game.deadline - now()) });
+  }
+  return t("нет на связи");
+}
+
+function renderSeats() {
+  if (!frame) return;
+  const table = frame.table;
+  const game = frame.game;
+  const turn = playing() && game.view ? game.view.turn : null;
+  const items = table.seats.map((seat) => {
+    const mine = seat.id === me();
+    const inGame = Boolean(game && game.status === "playing" && game.seats.includes(seat.id));
+    const classes = ["seat"];
+    if (mine) classes.push("mine");
+    if (seat.id === turn) classes.push("on-turn");
+    if (!seat.connected) classes.push("away");
+    if (seat.ai) classes.push("ai");
+    if (playing() && !inGame) classes.push("watching");
+    const badges = [];
+    if (seat.ai) badges.push(h("span", { class: "badge ai-level" }, aiLevelName(seat.ai)));
+    if (mine) badges.push(h("span", { class: "badge you" }, t("вы")));
+    if (seat.ready && !seat.ai && !playing()) badges.push(h("span", { class: "badge ready" }, t("готов")));
+    if (seat.leaving) badges.push(h("span", { class: "badge leaving" }, t("уходит")));
+    if (playing() && !inGame) badges.push(h("span", { class: "badge" }, t("ждёт следующей игры")));
+    const away = awayText(seat);
+    if (away) badges.push(h("span", { class: "badge away-note", dataset: { away: seat.id } }, away));
+    let note = null;
+    if (variant.seatNote) {
+      try {
+        note = variant.seatNote(seat, moduleState());
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    return h(
+      "li",
+      { class: classes.join(" "), dataset: { seat: seat.id, number: seat.number } },
+      seat.id === turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶") : null,
+      h("span", { class: "seat-name" }, seat.ai ? aiLabel(seat) : seat.name),
+      seat.id === turn ? h("span", { class: "visually-hidden" }, t("(ходит)")) : null,
+      note ? h("span", { class: "seat-note" }, note) : null,
+      badges,
+    );
+  });
+  const free = table.seat_count - table.seats.length;
+  if (free > 0) {
+    items.push(h("li", { class: "seat free" }, fmt(t("свободно мест: %(n)s"), { n: free })));
+  }
+  fill(ui.seats, items);
+}
+
+function renderTurn(before) {
+  const game = frame.game;
+  const turn = playing() && game.view ? game.view.turn : null;
+  ui.turn.classList.toggle("mine", Boolean(turn && turn === me()));
+  if (turn && turn === me()) {
+    ui.turn.textContent = t("Ваш ход");
+    const wasMine =
+      before && before.game && before.game.status === "playing" && before.game.view && before.game.view.turn === me();
+    if (!wasMine) say(t("Ваш ход"));
+  } else if (turn) {
+    ui.turn.textContent = fmt(t("Ходит %(name)s"), { name: seatName(turn, frame.table) });
+  } else if (game && game.status !== "playing") {
+    ui.turn.textContent = game.status === "voided" ? t("Игра отменена") : t("Игра окончена");
+  } else {
+    ui.turn.textContent = "";
+  }
+  tickClock();
+}
+
+function tickClock() {
+  if (!frame) return;
+  const game = frame.game;
+  const clock = ui.clock;
+  const shown = playing() && (game.deadline || game.paused);
+  clock.hidden = !shown;
+  ui.clockText.hidden = !shown;
+  if (!shown) {
+    clock.dataset.running = "false";
+    ui.clockText.textContent = "";
+    return;
+  }
+  let left;
+  let total;
+  if (game.paused) {
+    left = game.paused_remaining_ms || 0;
+    total = Math.max(frame.table.decision_seconds * 1000, left);
+    clock.dataset.running = "false";
+  } else {
+    left = Math.max(0, game.deadline - now());
+    if (!clockTotals.has(game.deadline)) {
+      const seat = frame.table.seats.find((s) => s.id === game.deadline_seat);
+      const human = seat && !seat.ai;
+      clockTotals.clear();
+      clockTotals.set(game.deadline, Math.max(left, human ? frame.table.decision_seconds * 1000 : 0, 1));
+    }
+    total = clockTotals.get(game.deadline);
+    clock.dataset.running = left > 0 ? "true" : "false";
+  }
+  const fraction = Math.max(0, Math.min(1, left / total));
+  clock.style.setProperty("--left", String(fraction));
+  clock.classList.toggle("low", fraction < 0.25);
+  const seconds = Math.ceil(left / 1000);
+  clock.setAttribute("aria-valuemax", String(Math.ceil(total / 1000)));
+  clock.setAttribute("aria-valuenow", String(seconds));
+  clock.setAttribute("aria-valuetext", game.paused ? t("пауза") : clockText(left));
+  ui.clockText.textContent = game.paused ? t("пауза") : clockText(left);
+}
+
+function tick() {
+  if (!frame) return;
+  tickClock();
+  // The countdowns in the status line and on an away player's seat.
+  if (frame.table.pending || frame.table.next_game_at) renderStatus();
+  for (const note of ui.seats.querySelectorAll("[data-away]")) {
+    const seat = frame.table.seats.find((s) => s.id === note.dataset.away);
+    if (seat) note.textContent = awayText(seat) || "";
+  }
+}
+
+// --- the action bar --------------------------------------------------------------------------
+
+function shortcutFor(action) {
+  const own = variant.shortcuts || {};
+  return own[action] || DEFAULT_SHORTCUTS[action] || null;
+}
+
+function plainButton(entry) {
+  const key = shortcutFor(entry.action);
+  return h(
+    "button",
+    {
+      type: "button",
+      class: `action action-${entry.action}`,
+      dataset: key ? { action: entry.action, shortcut: key } : { action: entry.action },
+      "aria-keyshortcuts": key,
+      onclick: () => act(entry.action),
+    },
+    h("span", { class: "action-label" }, actionLabel(entry.action)),
+    key ? h("kbd", { "aria-hidden": "true" }, key) : null,
+  );
+}
+
+function renderActions() {
+  const game = frame.game;
+  const mine = playing() && game.view && game.view.turn === me() && me() !== null;
+  const entries = mine ? game.view.actions || [] : [];
+  const key = JSON.stringify({
+    entries,
+    seat: me(),
+    game: game ? [game.number, game.status, game.view ? game.view.version : null] : null,
+    pending: frame.table.pending ? frame.table.pending.game : null,
+    status: frame.table.status,
+  });
+  if (key === actionsKey) return;
+  actionsKey = key;
+  const active = document.activeElement;
+  const lost = active === document.body || active === null;
+  const focused =
+    active && ui.actions.contains(active)
+      ? active.dataset.action || active.dataset.key || "*"
+      : lost && lastActionFocus
+        ? lastActionFocus
+        : null;
+  const state = moduleState();
+  const ctx = moduleContext([]);
+  const elements = [];
+  for (const entry of entries) {
+    let element = null;
+    if (variant.control) {
+      try {
+        element = variant.control(entry, state, ctx);
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    elements.push(element || plainButton(entry));
+  }
+  if (variant.extras) {
+    try {
+      for (const element of variant.extras(state, ctx) || []) elements.push(element);
+    } catch (error) {
+      console.error(error);
+    }
+  }
+  fill(ui.actions, elements);
+  ui.actions.hidden = elements.length === 0;
+  root.classList.toggle("has-actions", elements.length > 0);
+  if (focused) {
+    // The same control again, else the first one: keyboard focus stays in the bar.
+    const again =
+      ui.actions.querySelector(`[data-action="${focused}"], [data-key="${focused}"]`) ||
+      ui.actions.querySelector("button, input, select");
+    if (again) again.focus({ preventScroll: true });
+  }
+}
+
+ui.actions.addEventListener("focusin", (event) => {
+  lastActionFocus = event.target.dataset.action || event.target.dataset.key || "*";
+});
+ui.actions.addEventListener("focusout", (event) => {
+  if (event.relatedTarget && !ui.actions.contains(event.relatedTarget)) lastActionFocus = null;
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  const target = event.target;
+  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+  if (!event.key || event.key.length !== 1) return;
+  const key = event.key.toUpperCase();
+  // Latin letters, also when a Russian layout is on: the key's position decides.
+  const code = /^Key([A-Z])$/.exec(event.code || "");
+  const candidates = [key, code ? code[1] : null].filter(Boolean);
+  for (const name of candidates) {
+    const button = root.querySelector(`[data-shortcut="${name}"]`);
+    if (button && !button.disabled && button.offsetParent !== null) {
+      event.preventDefault();
+      button.click();
+      return;
+    }
+  }
+});
+
+// --- the table controls ------------------------------------------------------------------------
+
+function controlButton(name, label, onclick, extraClass = "") {
+  return h(
+    "button",
+    { type: "button", class: `control ${extraClass}`.trim(), dataset: { control: name }, onclick },
+    label,
+  );
+}
+
+function mayStart() {
+  const table = frame.table;
+  if (config.variant === "solo" || config.variant === "classic") return false;
+  if (table.status !== "open" || table.pending || playing() || table.next_game_at) return false;
+  const host = config.user && table.host === config.user;
+  const trainee = config.variant === "blackjack" && me();
+  return Boolean(host || config.staff || trainee);
+}
+
+function renderControls() {
+  const table = frame.table;
+  const seat = table.seats.find((s) => s.id === me());
+  const key = JSON.stringify({
+    seat: me(),
+    ready: seat ? seat.ready : null,
+    leaving: seat ? seat.leaving : null,
+    status: table.status,
+    pending: Boolean(table.pending),
+    playing: playing(),
+    inGame: frame.you.in_game,
+    start: mayStart(),
+    free: table.seats.length < table.seat_count,
+  });
+  if (key === controlsKey) return;
+  controlsKey = key;
+  const items = [];
+  const free = table.seats.length < table.seat_count;
+  if (!config.user && free && table.status === "open") {
+    items.push(h("a", { class: "control link-control", href: config.login_url }, t("Войдите, чтобы сесть за стол")));
+  } else if (config.user && !me() && free && table.status === "open") {
+    items.push(
+      controlButton("sit", t("Сесть за стол"), () => send("sit", config.invite ? { invite: config.invite } : {}), "primary"),
+    );
+  }
+  if (me() && config.variant !== "solo" && !frame.you.in_game && !table.pending && table.status === "open") {
+    if (seat && seat.ready) {
+      items.push(controlButton("unready", t("Не готов"), () => send("ready", { ready: false })));
+    } else {
+      items.push(controlButton("ready", t("Готов"), () => send("ready", { ready: true }), "primary"));
+    }
+  }
+  if (mayStart()) {
+    items.push(controlButton("start", t("Начать игру"), () => send("start")));
+  }
+  if (me()) {
+    items.push(controlButton("stand", t("Встать из-за стола"), () => send("stand")));
+  }
+  items.push(
+    controlButton("leave", t("В лобби"), async () => {
+      if (me()) await send("stand");
+      location.assign(config.lobby_url);
+    }),
+  );
+  fill(ui.controls, items);
+}
+
+// --- fairness -------------------------------------------------------------------------------
+
+function fact(term, ...value) {
+  return [h("dt", {}, term), h("dd", {}, ...value)];
+}
+
+function renderFairness() {
+  const table = frame.table;
+  const game = frame.game;
+  const items = [];
+  const pending = table.pending;
+  if (pending) {
+    items.push(fact(t("Объявлена игра"), String(pending.game)));
+    items.push(fact(t("Отпечаток колоды"), h("code", { class: "hex" }, pending.commitment)));
+    const sent = seedsSent.get(pending.commitment);
+    if (sent) items.push(fact(t("Ваш ключ"), h("code", {}, sent)));
+  }
+  if (game) {
+    items.push(fact(pending ? t("Прошлая игра") : t("Игра"), String(game.number)));
+    items.push(fact(t("Отпечаток колоды"), h("code", { class: "hex" }, game.commitment)));
+    if (game.client_seeds && game.client_seeds.length) {
+      items.push(
+        fact(
+          t("Ключи игроков"),
+          h(
+            "ul",
+            { class: "plain" },
+            game.client_seeds.map((entry) =>
+              h("li", {}, `${seatName(entry.seat, table)}: `, h("code", {}, entry.seed)),
+            ),
+          ),
+        ),
+      );
+    } else {
+      items.push(fact(t("Ключи игроков"), t("нет")));
+    }
+    if (game.server_seed) {
+      items.push(fact(t("Ключ сервера"), h("code", { class: "hex" }, game.server_seed)));
+      items.push(fact(t("Ключ игры"), h("code", { class: "hex" }, game.seed)));
+      items.push(
+        h(
+          "p",
+          { class: "verify-link" },
+          h("a", { href: config.replay_url.replace("{id}", String(game.id)) }, t("Повтор и проверка честности")),
+        ),
+      );
+    } else if (game.status === "playing") {
+      items.push(fact(t("Ключ сервера"), t("откроется, когда игра закончится")));
+    }
+  }
+  fill(ui.fairness, items);
+}
+
+// --- automatic steps: the client seed and ?sit=1 ---------------------------------------------
+
+function sendClientSeed() {
+  const pending = frame.table.pending;
+  const seat = me();
+  if (!pending || !seat || !pending.seats.includes(seat) || pending.given.includes(seat)) return;
+  if (seedsSent.has(pending.commitment)) return;
+  const seed = randomToken(16);
+  seedsSent.set(pending.commitment, seed);
+  // Not a player's move: the action bar stays usable while it is answered.
+  socket.command("client_seed", { seed }).then((answer) => {
+    if (answer.type === "error" && !QUIET_SEED_CODES.has(answer.code)) seedsSent.delete(pending.commitment);
+    if (frame) renderFairness();
+  });
+}
+
+function sitOnArrival() {
+  if (!sitPending) return;
+  sitPending = false;
+  const url = new URL(location.href);
+  url.searchParams.delete("sit");
+  history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+  if (config.user && !me() && frame.table.status === "open") {
+    send("sit", config.invite ? { invite: config.invite } : {});
+  }
+}
+
+// --- start ------------------------------------------------------------------------------------
+
+async function start() {
+  try {
+    variant = await import(config.module);
+  } catch (error) {
+    console.error(error);
+    variant = {};
+  }
+  socket.connect();
+  setInterval(tick, 250);
+}
+
+start();

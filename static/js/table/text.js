@@ -1,0 +1,267 @@
+// The games' words (../shared/docs/glossary.md) for the table page: action labels, seat
+// names and the generic text of every event (docs/protocol.md §11, §12). A variant
+// module may describe an event itself (its `describe` export); these are the defaults.
+
+import { cardName } from "../cards.js";
+import { fmt, signed, t } from "./dom.js";
+
+/** The action bar's labels (Russian msgids). */
+export function actionLabel(action) {
+  const labels = {
+    hit: t("Ещё карту"),
+    stand: t("Хватит"),
+    double: t("Удвоить"),
+    split: t("Разделить"),
+    bet: t("Сделать ставку"),
+    cut: t("Снять колоду"),
+    stuk: t("Стук"),
+    surrender: t("Сдаться"),
+    next_round: t("Следующая раздача"),
+    new_game: t("Новая игра"),
+    restart: t("Начать заново"),
+  };
+  return labels[action] || action;
+}
+
+/** Default keyboard shortcuts (a variant module may add or change them). */
+export const DEFAULT_SHORTCUTS = {
+  hit: "H",
+  stand: "S",
+  double: "D",
+  split: "P",
+  bet: "B",
+  cut: "C",
+  next_round: "N",
+  restart: "R",
+  new_game: "G",
+};
+
+export function aiLevelName(level) {
+  return { easy: t("лёгкий"), medium: t("средний"), hard: t("сильный") }[level] || level;
+}
+
+/** An AI seat's label, built from its number and level (not the server's `name`, whose
+ * language is not the page's: docs/protocol.md §2.5). */
+export function aiLabel(seat) {
+  return fmt(t("ИИ %(number)s"), { number: seat.number });
+}
+
+/** The display name of a seat id: a player's name, an AI's label, the engine's roles. */
+export function seatName(id, table) {
+  if (id === "dealer") return t("Дилер");
+  if (id === "banker" || id === "bank") return t("Банкир");
+  const seat = (table && table.seats ? table.seats : []).find((s) => s.id === id);
+  if (seat) return seat.ai ? aiLabel(seat) : seat.name;
+  const ai = /^ai:(\d+)$/.exec(id || "");
+  if (ai) return fmt(t("ИИ %(number)s"), { number: ai[1] });
+  return String(id);
+}
+
+export function outcomeWord(outcome) {
+  return (
+    { win: t("выигрыш"), loss: t("проигрыш"), push: t("ничья"), lose: t("проигрыш") }[outcome] ||
+    outcome
+  );
+}
+
+/** Why a hand won or lost (settle reasons of solo and banker36). */
+export function reasonText(reason) {
+  return (
+    {
+      bust: t("перебор"),
+      golden_point: t("золотое очко"),
+      twenty_one: t("двадцать одно"),
+      banker_bust: t("перебор у банкира"),
+      higher: t("больше очков"),
+      tie_to_banker: t("равные очки — в пользу банкира"),
+      lower: t("меньше очков"),
+      timeout: t("время вышло"),
+    }[reason] || reason
+  );
+}
+
+function cardList(codes) {
+  return (codes || []).map(cardName).join(", ");
+}
+
+function withTotal(text, total) {
+  if (typeof total !== "number") return text;
+  const sum = fmt(t("%(text)s — %(total)s"), { text, total });
+  return total > 21 ? fmt(t("%(text)s, перебор"), { text: sum }) : sum;
+}
+
+/**
+ * The generic text of one event for the log and the live region, or null for events
+ * not worth a line. `table` names the seats.
+ */
+export function describeEvent(event, table) {
+  const name = (id) => seatName(id, table);
+  const who = name(event.seat);
+  switch (event.type) {
+    case "sat_down":
+      return fmt(t("%(name)s садится за стол"), { name: who });
+    case "stood_up":
+      return event.reason === "away"
+        ? fmt(t("%(name)s нет на связи: место освобождено"), { name: who })
+        : fmt(t("%(name)s встаёт из-за стола"), { name: who });
+    case "leaving":
+      return fmt(t("%(name)s уходит после этой игры"), { name: who });
+    case "ready":
+      return event.ready
+        ? fmt(t("%(name)s: «Готов»"), { name: who })
+        : fmt(t("%(name)s: «Не готов»"), { name: who });
+    case "shuffle_commit":
+      return fmt(t("Игра %(game)s объявлена: колода перетасована, её отпечаток опубликован"), {
+        game: event.game,
+      });
+    case "client_seed":
+      return fmt(t("Ключ игрока %(name)s принят"), { name: who });
+    case "game_start":
+      return fmt(t("Игра %(game)s: карты сдаются"), { game: event.game });
+    case "paused":
+      return t("Пауза");
+    case "resumed":
+      return t("Игра продолжается");
+    case "away":
+      return fmt(t("Ждём игрока %(name)s"), { name: who });
+    case "waiting_for_players":
+      return t("Ждём игроков");
+    case "session_end":
+      return t("Сессия окончена");
+    case "table_closed":
+      return t("Стол закрыт");
+    case "game_voided":
+      return t("Игра отменена, ставки возвращены");
+    case "round_start":
+      if (event.round) return fmt(t("Раздача %(n)s"), { n: event.round });
+      if (event.deal) return fmt(t("Раздача %(n)s"), { n: event.deal });
+      return t("Новая раздача");
+    case "deal":
+      if (event.hole) return t("Дилер кладёт карту рубашкой вверх");
+      if (event.face_down) return t("Банкир берёт карту рубашкой вверх");
+      if (event.card) {
+        return withTotal(
+          fmt(t("%(name)s получает карту: %(card)s"), { name: who, card: cardName(event.card) }),
+          event.total,
+        );
+      }
+      if (event.cards) {
+        return fmt(t("%(name)s получает карты: %(cards)s"), { name: who, cards: cardList(event.cards) });
+      }
+      return fmt(t("%(name)s получает карту"), { name: who });
+    case "turn":
+      return fmt(t("Ход: %(name)s"), { name: who });
+    case "hit":
+      if (event.card) {
+        return withTotal(
+          fmt(t("%(name)s: ещё карту — %(card)s"), { name: who, card: cardName(event.card) }),
+          event.total,
+        );
+      }
+      return fmt(t("%(name)s: ещё карту"), { name: who });
+    case "double":
+      return event.card
+        ? fmt(t("%(name)s: удвоить — %(card)s"), { name: who, card: cardName(event.card) })
+        : fmt(t("%(name)s: удвоить"), { name: who });
+    case "split":
+      return fmt(t("%(name)s: разделить"), { name: who });
+    case "stand":
+      if (event.timeout) return fmt(t("%(name)s: время вышло — хватит"), { name: who });
+      if (event.auto) return fmt(t("%(name)s: двадцать одно, рука закрыта"), { name: who });
+      return withTotal(fmt(t("%(name)s: хватит"), { name: who }), event.total);
+    case "hand_over":
+    case "hand_end":
+      return fmt(t("%(name)s: рука закрыта"), { name: who });
+    case "reveal":
+      if (event.card) {
+        return withTotal(
+          fmt(t("%(name)s открывает карту: %(card)s"), { name: who, card: cardName(event.card) }),
+          event.total,
+        );
+      }
+      if (event.cards) {
+        return withTotal(
+          fmt(t("%(name)s открывает карты: %(cards)s"), { name: who, cards: cardList(event.cards) }),
+          event.total,
+        );
+      }
+      return null;
+    case "dealer_draw":
+      return withTotal(fmt(t("Дилер берёт карту: %(card)s"), { card: cardName(event.card) }), event.total);
+    case "banker_draw":
+      return withTotal(fmt(t("Банкир берёт карту: %(card)s"), { card: cardName(event.card) }), event.total);
+    case "bet":
+      return event.all_in
+        ? fmt(t("%(name)s: ва-банк, %(amount)s"), { name: who, amount: event.amount })
+        : fmt(t("%(name)s: ставка %(amount)s"), { name: who, amount: event.amount });
+    case "sit_out":
+      return event.reason === "timeout"
+        ? fmt(t("%(name)s пропускает: время вышло"), { name: who })
+        : fmt(t("%(name)s пропускает раздачу"), { name: who });
+    case "settle":
+      return describeSettle(event, name);
+    case "finished":
+      return t("Игра окончена");
+    case "stuk":
+      return t("Стук!");
+    case "bank_open":
+      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: event.bank });
+    case "circle_start":
+      return fmt(t("Круг %(n)s, банк %(bank)s"), { n: event.circle, bank: event.bank });
+    case "collect":
+      return fmt(t("%(name)s забирает банк: %(amount)s"), { name: name(event.banker), amount: event.amount });
+    case "bank_broken":
+      return t("Банк сорван!");
+    case "reshuffle":
+      return t("Сброс перетасован в колоду");
+    case "lot":
+      return fmt(t("Банк по жребию: %(name)s"), { name: who });
+    case "bank":
+      return event.seat
+        ? fmt(t("Банк переходит: %(name)s"), { name: who })
+        : t("Банк держать некому");
+    case "shuffle":
+      return t("Талия перетасована");
+    case "cut":
+      return event.by === "server"
+        ? t("Время вышло: колоду снимает сервер")
+        : fmt(t("%(name)s снимает колоду"), { name: who });
+    case "shoe_end":
+      return t("Талия кончилась");
+    case "remove":
+      return fmt(t("%(name)s выбывает из партии"), { name: name(event.target) });
+    case "new_game":
+      return fmt(t("Новая игра: %(coins)s монет, банк %(bank)s"), { coins: event.coins, bank: event.bank });
+    case "restart":
+      return t("Раздача заново, те же карты");
+    default:
+      return null;
+  }
+}
+
+function describeSettle(event, name) {
+  if (event.seat && event.outcome) {
+    const parts = [
+      fmt(t("%(name)s: %(outcome)s %(delta)s"), {
+        name: name(event.seat),
+        outcome: outcomeWord(event.outcome),
+        delta: signed(event.delta),
+      }),
+    ];
+    if (event.reason) parts.push(reasonText(event.reason));
+    return parts.join(" — ");
+  }
+  const hands = (event.hands || []).filter((hand) => hand.outcome);
+  if (!hands.length) return t("Итог раздачи");
+  const list = hands.map((hand) =>
+    fmt(t("%(name)s %(delta)s"), { name: name(hand.seat), delta: signed(hand.delta) }),
+  );
+  return fmt(t("Итог раздачи: %(list)s"), { list: list.join(", ") });
+}
+
+/** Events whose line is also said in the live region (cards, totals, turns, results). */
+export const ANNOUNCED = new Set([
+  "deal", "hit", "double", "split", "stand", "reveal", "dealer_draw", "banker_draw", "settle",
+  "finished", "stuk", "bank_broken", "collect", "bet", "cut", "paused", "resumed", "away",
+  "session_end", "table_closed", "game_voided", "hand_over", "hand_end", "sit_out",
+]);

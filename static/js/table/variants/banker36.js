@@ -1,0 +1,280 @@
+// `banker36`: «Очко» with a player's bank, for chips (../shared/rules/banker36.md;
+// docs/protocol.md §12.4). Who holds the bank and its size, stuk, the circle's order with
+// each player's hand (hidden until that duel settles), the duel in progress with the
+// banker's cards, and the offered bets as buttons (1×, 2×, 5×, ва-банк).
+
+import { fill, fmt, h, signed, t } from "../dom.js";
+import { outcomeWord, reasonText, seatName } from "../text.js";
+
+export const shortcuts = { hit: "H", stand: "S" };
+
+const STATUS = {
+  waiting: () => t("ждёт"),
+  playing: () => t("играет"),
+  settled: () => t("сыграл"),
+  sat_out: () => t("пропускает"),
+  unplayed: () => t("не сыграл"),
+};
+
+function totalBadge(total) {
+  const classes = ["total"];
+  if (total > 21) classes.push("bust");
+  if (total === 21) classes.push("twenty-one");
+  return h("span", { class: classes.join(" ") }, String(total));
+}
+
+function chipsOf(view, id) {
+  const seat = (view.seats || []).find((s) => s.id === id);
+  return seat ? seat.chips : null;
+}
+
+export function render(area, state, ctx) {
+  const game = state.game;
+  const view = game ? game.view : null;
+  const pending = state.table.pending;
+  if (!view || (pending && game.status !== "playing")) {
+    const text = pending
+      ? t("Тасуем колоду для нового банка…")
+      : t("Банк откроется, когда за столом двое и больше и все нажали «Готов».");
+    fill(area, h("p", { class: "felt-empty" }, text), view ? lastDuel(view, state, ctx) : null);
+    return;
+  }
+  const name = (id) => ctx.seatName(id);
+  const over = game.status !== "playing";
+  const head = h(
+    "div",
+    { class: "bank-head" },
+    h(
+      "p",
+      { class: "bank-holder", dataset: { banker: view.banker || "" } },
+      h("span", { class: "muted" }, t("Банкир")),
+      " ",
+      h("strong", {}, view.banker ? name(view.banker) : "—"),
+    ),
+    h(
+      "p",
+      { class: "bank-size", dataset: { bank: String(view.bank) } },
+      h("span", { class: "muted" }, t("Банк")),
+      " ",
+      h("strong", { class: "bank-amount" }, String(view.bank)),
+      " ",
+      h("span", { class: "muted" }, fmt(t("(ставка стола %(stake)s)"), { stake: view.stake })),
+    ),
+    view.stuk_called ? h("p", { class: "pill gold stuk-mark" }, t("Стук! Второй круг")) : null,
+    view.circle ? h("p", { class: "pill circle-number" }, fmt(t("Круг %(n)s"), { n: view.circle.number })) : null,
+  );
+  fill(area, head, circle(view, state, ctx), over ? null : duel(view, ctx), lastDuel(view, state, ctx), over ? finalLine(view, ctx) : null);
+}
+
+function circle(view, state, ctx) {
+  if (!view.circle) return null;
+  const duelSeat = view.circle.duel ? view.circle.duel.seat : null;
+  const items = view.circle.hands.map((hand, index) => {
+    const mine = hand.seat === ctx.me;
+    const shown = hand.cards && hand.cards.length > 0;
+    const chips = chipsOf(view, hand.seat);
+    return h(
+      "li",
+      {
+        class: `circle-hand status-${hand.status}${hand.seat === duelSeat ? " in-duel" : ""}${mine ? " mine" : ""}`,
+        dataset: { seat: hand.seat, status: hand.status },
+      },
+      h(
+        "div",
+        { class: "hand-head" },
+        h("span", { class: "order" }, `${index + 1}.`),
+        h("strong", {}, ctx.seatName(hand.seat)),
+        mine ? h("span", { class: "pill" }, t("вы")) : null,
+        h("span", { class: "pill" }, STATUS[hand.status] ? STATUS[hand.status]() : hand.status),
+        shown ? totalBadge(hand.total) : null,
+        chips !== null ? h("span", { class: "muted" }, fmt(t("%(n)s фишек"), { n: chips })) : null,
+      ),
+      ctx.cards.cardsElement(hand.cards || [], hand.hidden || 0),
+    );
+  });
+  return h(
+    "section",
+    { class: "circle", "aria-label": t("Круг: порядок поединков") },
+    h("h3", {}, t("Порядок круга")),
+    h("ol", { class: "circle-hands" }, items),
+  );
+}
+
+function duel(view, ctx) {
+  const current = view.circle && view.circle.duel;
+  if (!current) return null;
+  return h(
+    "section",
+    { class: "duel", dataset: { seat: current.seat } },
+    h(
+      "h3",
+      {},
+      fmt(t("Поединок: %(player)s против банкира %(banker)s"), {
+        player: ctx.seatName(current.seat),
+        banker: ctx.seatName(view.banker),
+      }),
+    ),
+    h(
+      "p",
+      { class: "duel-bet" },
+      current.bet === null || current.bet === undefined
+        ? t("Ставка ещё не сделана")
+        : fmt(t("Ставка: %(bet)s"), { bet: current.bet }),
+    ),
+    h(
+      "div",
+      { class: "hand banker-hand" },
+      h(
+        "div",
+        { class: "hand-head" },
+        h("span", {}, t("Карты банкира")),
+        current.banker_cards.length ? totalBadge(current.banker_total) : h("span", { class: "muted" }, t("ещё нет")),
+      ),
+      current.banker_cards.length ? ctx.cards.cardsElement(current.banker_cards, 0) : null,
+    ),
+  );
+}
+
+function lastDuel(view, state, ctx) {
+  const last = view.last_duel;
+  if (!last || !last.hands) return null;
+  const player = last.hands.find((hand) => hand.role !== "banker");
+  const banker = last.hands.find((hand) => hand.role === "banker");
+  if (!player) return null;
+  return h(
+    "section",
+    { class: "last-duel", dataset: { outcome: player.outcome || "" } },
+    h("h3", {}, t("Последний поединок")),
+    h(
+      "p",
+      {},
+      fmt(t("%(name)s: %(outcome)s %(delta)s"), {
+        name: ctx.seatName(player.seat),
+        outcome: outcomeWord(player.outcome),
+        delta: signed(player.delta),
+      }),
+      typeof last.bank === "number" ? " · " + fmt(t("банк %(bank)s"), { bank: last.bank }) : "",
+    ),
+    h(
+      "div",
+      { class: "last-hands" },
+      h(
+        "div",
+        { class: "hand" },
+        h("div", { class: "hand-head" }, h("span", {}, ctx.seatName(player.seat)), totalBadge(player.total)),
+        ctx.cards.cardsElement(player.cards, 0),
+      ),
+      banker
+        ? h(
+            "div",
+            { class: "hand" },
+            h(
+              "div",
+              { class: "hand-head" },
+              h("span", {}, fmt(t("Банкир %(name)s"), { name: ctx.seatName(banker.seat) })),
+              banker.cards.length ? totalBadge(banker.total) : h("span", { class: "muted" }, t("не брал карт")),
+            ),
+            ctx.cards.cardsElement(banker.cards, 0),
+          )
+        : null,
+    ),
+  );
+}
+
+function finalLine(view, ctx) {
+  const deltas = Object.entries(view.deltas || {});
+  if (!deltas.length) return null;
+  return h(
+    "section",
+    { class: "bank-result" },
+    h("h3", {}, t("Итог банка")),
+    h(
+      "ul",
+      { class: "deltas" },
+      deltas.map(([id, delta]) => h("li", { dataset: { seat: id } }, `${ctx.seatName(id)}: ${signed(delta)}`)),
+    ),
+  );
+}
+
+// --- the bets: one button per offered amount --------------------------------------------------
+
+/** The name of an offered bet: 1×, 2×, 5× the stake, or ва-банк (the whole bank). */
+export function betName(amount, view) {
+  if (amount === view.bank) return t("Ва-банк");
+  const times = amount / view.stake;
+  if (Number.isInteger(times)) return `${times}×`;
+  return String(amount);
+}
+
+export function control(entry, state, ctx) {
+  if (entry.action !== "bet" || !entry.amounts) return null;
+  const view = state.game.view;
+  const buttons = entry.amounts.map((amount) => {
+    const times = amount / view.stake;
+    const key = amount === view.bank ? "V" : [1, 2, 5].includes(times) ? String(times) : null;
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "action bet-offer",
+        dataset: { action: "bet", amount: String(amount), key: `bet-${amount}`, shortcut: key },
+        "aria-keyshortcuts": key,
+        "aria-label": fmt(t("Ставка %(name)s: %(amount)s фишек"), { name: betName(amount, view), amount }),
+        onclick: () => ctx.act("bet", { amount }),
+      },
+      h("span", { class: "bet-name" }, betName(amount, view)),
+      h("span", { class: "bet-amount" }, String(amount)),
+      key ? h("kbd", { "aria-hidden": "true" }, key) : null,
+    );
+  });
+  return h(
+    "div",
+    { class: "bet-offers", role: "group", "aria-label": t("Сделать ставку") },
+    h("p", { class: "bet-offers-title" }, t("Сделать ставку:")),
+    buttons,
+  );
+}
+
+export function seatNote(seat, state) {
+  const view = state.game && state.game.view;
+  if (!view || !view.seats) return null;
+  const chips = chipsOf(view, seat.id);
+  const parts = [];
+  if (view.banker === seat.id && state.game.status === "playing") parts.push(t("банкир"));
+  if (chips !== null) parts.push(fmt(t("%(n)s фишек"), { n: chips }));
+  return parts.join(" · ") || null;
+}
+
+export function describe(event, state) {
+  const name = (id) => seatName(id, state.table);
+  switch (event.type) {
+    case "bank_open":
+      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: event.bank });
+    case "circle_start":
+      return fmt(t("Круг %(n)s: банк %(bank)s, порядок — %(order)s"), {
+        n: event.circle,
+        bank: event.bank,
+        order: (event.order || []).map(name).join(", "),
+      });
+    case "stuk":
+      return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: event.bank });
+    case "settle":
+      return fmt(t("%(name)s: %(outcome)s %(delta)s — %(reason)s; банк %(bank)s"), {
+        name: name(event.seat),
+        outcome: outcomeWord(event.outcome),
+        delta: signed(event.delta),
+        reason: reasonText(event.reason),
+        bank: event.bank,
+      });
+    case "sit_out":
+      return event.reason === "cannot_afford"
+        ? fmt(t("%(name)s пропускает: не хватает фишек"), { name: name(event.seat) })
+        : null;
+    case "bank_broken":
+      return fmt(t("Банк %(name)s сорван!"), { name: name(event.banker) });
+    case "finished":
+      return event.reason === "no_banker" ? t("Держать банк некому") : t("Банк сыгран");
+    default:
+      return null;
+  }
+}

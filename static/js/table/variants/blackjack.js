@@ -1,0 +1,287 @@
+// `blackjack`: European blackjack training, for units (../shared/rules/blackjack.md;
+// docs/protocol.md §12.5). The dealer's hand (the hole card face down), every seat's hands
+// — several after splits, each with its total and wager —, AI seats labelled with their
+// level, the session balance in units, the last round's settlement, «Завершить сессию»,
+// and the training table's AI seats (add / remove between shoes).
+
+import { fill, fmt, h, t } from "../dom.js";
+import { aiLevelName, outcomeWord } from "../text.js";
+
+export const shortcuts = { hit: "H", stand: "S", double: "D", split: "P" };
+
+const LEVELS = ["easy", "medium", "hard"];
+let chosenLevel = "medium";
+
+function units(value, language) {
+  const number = Number(value || 0);
+  const text = new Intl.NumberFormat(language || undefined, {
+    maximumFractionDigits: 1,
+    signDisplay: "exceptZero",
+  }).format(number);
+  return fmt(t("%(n)s ед."), { n: text });
+}
+
+function totalBadge(total, soft) {
+  const classes = ["total"];
+  if (total > 21) classes.push("bust");
+  if (total === 21) classes.push("twenty-one");
+  const text = soft && total <= 21 ? fmt(t("%(total)s мягк."), { total }) : String(total);
+  return h("span", { class: classes.join(" "), title: soft ? t("мягкая сумма: туз считается за 11") : null }, text);
+}
+
+function seatTitle(id, state, ctx) {
+  const seat = state.table.seats.find((s) => s.id === id);
+  const name = ctx.seatName(id);
+  if (seat && seat.ai) return [name, " ", h("span", { class: "pill ai-level" }, aiLevelName(seat.ai))];
+  return [name];
+}
+
+function handElement(hand, index, ctx, mine) {
+  const flags = [];
+  if (hand.natural) flags.push(h("span", { class: "pill gold" }, t("Блэкджек")));
+  if (hand.split) flags.push(h("span", { class: "pill" }, t("после разделения")));
+  if (hand.wager === 2) flags.push(h("span", { class: "pill" }, t("удвоено")));
+  if (hand.done && !hand.natural) flags.push(h("span", { class: "pill" }, t("закрыта")));
+  return h(
+    "li",
+    {
+      class: `bj-hand${hand.active ? " active" : ""}${hand.done ? " done" : ""}`,
+      dataset: { hand: String(index), wager: String(hand.wager), active: hand.active ? "true" : "false" },
+      "aria-current": hand.active && mine ? "true" : null,
+    },
+    h(
+      "div",
+      { class: "hand-head" },
+      h("span", { class: "hand-index" }, fmt(t("Рука %(n)s"), { n: index + 1 })),
+      totalBadge(hand.total, hand.soft),
+      h("span", { class: "muted" }, fmt(t("ставка %(n)s"), { n: hand.wager })),
+      flags,
+      hand.active ? h("span", { class: "pill gold" }, mine ? t("ваш ход") : t("ходит")) : null,
+    ),
+    ctx.cards.cardsElement(hand.cards, 0),
+  );
+}
+
+function seatBlock(id, hands, balance, state, ctx, mine) {
+  const game = state.game;
+  const carry = (game.carry || {})[id] || 0;
+  return h(
+    "section",
+    { class: `bj-seat${mine ? " mine" : ""}${game.view.turn === id ? " on-turn" : ""}`, dataset: { seat: id, hands: String(hands.length) } },
+    h(
+      "div",
+      { class: "hand-head" },
+      h("h3", {}, mine ? t("Ваши руки") : seatTitle(id, state, ctx)),
+      h(
+        "span",
+        { class: "session-balance", dataset: { balance: String(Number(balance || 0) + carry) } },
+        fmt(t("баланс сессии: %(units)s"), { units: units(Number(balance || 0) + carry, ctx.config.language) }),
+      ),
+    ),
+    hands.length
+      ? h("ol", { class: "bj-hands" }, hands.map((hand, index) => handElement(hand, index, ctx, mine)))
+      : h("p", { class: "muted" }, t("нет карт в этой раздаче")),
+  );
+}
+
+function dealerBlock(view, ctx) {
+  const dealer = view.dealer || { cards: [], hidden: 0 };
+  return h(
+    "section",
+    { class: "bj-dealer hand", dataset: { hidden: String(dealer.hidden || 0) } },
+    h(
+      "div",
+      { class: "hand-head" },
+      h("h3", {}, t("Дилер")),
+      dealer.cards.length ? totalBadge(dealer.total, dealer.soft) : null,
+      dealer.hidden ? h("span", { class: "muted" }, t("одна карта закрыта")) : null,
+    ),
+    ctx.cards.cardsElement(dealer.cards, dealer.hidden || 0),
+  );
+}
+
+function lastRound(view, ctx) {
+  const last = view.last_round;
+  if (!last || !last.hands) return null;
+  const dealer = last.hands.find((hand) => hand.seat === "dealer");
+  const hands = last.hands.filter((hand) => hand.seat !== "dealer");
+  return h(
+    "details",
+    { class: "bj-last", open: true },
+    h("summary", {}, t("Прошлая раздача")),
+    dealer
+      ? h(
+          "div",
+          { class: "hand" },
+          h("div", { class: "hand-head" }, h("span", {}, t("Дилер")), totalBadge(dealer.total, false)),
+          ctx.cards.cardsElement(dealer.cards, 0),
+        )
+      : null,
+    h(
+      "ul",
+      { class: "bj-last-list" },
+      hands.map((hand) =>
+        h(
+          "li",
+          { dataset: { seat: hand.seat, outcome: hand.outcome } },
+          h("strong", {}, ctx.seatName(hand.seat)),
+          ` ${hand.cards.length} ${t("карт.")}, ${hand.total} — ${outcomeWord(hand.outcome)} `,
+          h("span", { class: "delta" }, units(hand.delta, ctx.config.language)),
+        ),
+      ),
+    ),
+  );
+}
+
+function trainingControls(state, ctx) {
+  const table = state.table;
+  const game = state.game;
+  const between = !(game && game.status === "playing") && !table.pending && table.status === "open";
+  if (!ctx.me || !between) return null;
+  const ais = table.seats.filter((seat) => seat.ai);
+  const free = table.seat_count - table.seats.length;
+  const select = h(
+    "select",
+    {
+      id: "bj-ai-level",
+      dataset: { key: "ai-level" },
+      onchange: (event) => {
+        chosenLevel = event.target.value;
+      },
+    },
+    LEVELS.map((level) => h("option", { value: level, selected: level === chosenLevel }, aiLevelName(level))),
+  );
+  return h(
+    "section",
+    { class: "bj-training" },
+    h("h3", {}, t("ИИ за столом")),
+    free > 0
+      ? h(
+          "div",
+          { class: "bj-add-ai" },
+          h("label", { for: "bj-ai-level" }, t("Уровень")),
+          select,
+          h("button", { type: "button", dataset: { key: "add-ai" }, onclick: () => ctx.command("add_ai", { level: select.value }) }, t("Добавить ИИ")),
+        )
+      : null,
+    ais.length
+      ? h(
+          "ul",
+          { class: "bj-ai-list" },
+          ais.map((seat) =>
+            h(
+              "li",
+              {},
+              h(
+                "button",
+                { type: "button", dataset: { key: `remove-ai-${seat.number}` }, onclick: () => ctx.command("remove_ai", { number: seat.number }) },
+                fmt(t("Убрать ИИ %(n)s"), { n: seat.number }),
+              ),
+            ),
+          ),
+        )
+      : null,
+  );
+}
+
+export function render(area, state, ctx) {
+  const focusKey = document.activeElement && area.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+  const game = state.game;
+  const view = game ? game.view : null;
+  const pending = state.table.pending;
+  const parts = [];
+  if (!view || game.status !== "playing") {
+    delete area.dataset.round;
+    if (pending) parts.push(h("p", { class: "felt-empty" }, t("Тасуем шуз…")));
+    else if (game && game.status === "finished" && !state.table.next_game_at) parts.push(h("p", { class: "felt-empty" }, t("Сессия окончена. Нажмите «Начать игру», чтобы начать новую.")));
+    else if (!game) parts.push(h("p", { class: "felt-empty" }, t("Сядьте за стол, добавьте ИИ, если хотите, и нажмите «Начать игру».")));
+    if (view && game.status !== "playing") {
+      const balances = Object.entries(view.balances || {});
+      if (balances.length) {
+        parts.push(
+          h(
+            "section",
+            { class: "bj-session" },
+            h("h3", {}, t("Баланс сессии")),
+            h(
+              "ul",
+              {},
+              balances.map(([id, value]) =>
+                h("li", { dataset: { seat: id } }, `${ctx.seatName(id)}: `, units(value + ((game.carry || {})[id] || 0), ctx.config.language)),
+              ),
+            ),
+          ),
+        );
+      }
+      parts.push(lastRound(view, ctx));
+    }
+    parts.push(trainingControls(state, ctx));
+    fill(area, parts);
+    refocus(area, focusKey);
+    return;
+  }
+  area.dataset.round = String(view.round);
+  parts.push(h("p", { class: "bj-round pill" }, fmt(t("Раздача %(n)s"), { n: view.round })));
+  parts.push(dealerBlock(view, ctx));
+  const seats = h("div", { class: "bj-seats" });
+  const order = game.seats;
+  for (const id of order) {
+    if (id === view.seat) {
+      seats.append(seatBlock(id, view.hands || [], view.balance, state, ctx, true));
+    } else {
+      const other = (view.others || []).find((entry) => entry.seat === id);
+      if (other) seats.append(seatBlock(id, other.hands, other.balance, state, ctx, false));
+    }
+  }
+  parts.push(seats);
+  parts.push(lastRound(view, ctx));
+  fill(area, parts);
+  refocus(area, focusKey);
+}
+
+function refocus(area, key) {
+  if (!key) return;
+  const again = area.querySelector(`[data-key="${key}"]`);
+  if (again) again.focus();
+}
+
+/** «Завершить сессию» while a shoe is in play. */
+export function extras(state, ctx) {
+  const game = state.game;
+  if (!ctx.me || !game || game.status !== "playing" || !game.seats.includes(ctx.me)) return [];
+  return [
+    h(
+      "button",
+      { type: "button", class: "action secondary end-session", dataset: { action: "end_session", key: "end-session" }, onclick: () => ctx.command("end_session") },
+      t("Завершить сессию"),
+    ),
+  ];
+}
+
+export function seatNote(seat, state) {
+  const game = state.game;
+  const view = game && game.view;
+  if (!view || !view.balances || !(seat.id in view.balances)) return null;
+  const carry = (game.carry || {})[seat.id] || 0;
+  return units(view.balances[seat.id] + carry, document.documentElement.lang);
+}
+
+export function describe(event, state) {
+  if (event.type === "settle" && event.hands) {
+    const parts = event.hands
+      .filter((hand) => hand.outcome)
+      .map((hand) => {
+        const seat = state.table.seats.find((s) => s.id === hand.seat);
+        const name = seat ? (seat.ai ? fmt(t("ИИ %(number)s"), { number: seat.number }) : seat.name) : hand.seat;
+        return `${name} ${units(hand.delta, document.documentElement.lang)}`;
+      });
+    const dealer = event.hands.find((hand) => hand.seat === "dealer");
+    const head = dealer ? fmt(t("Дилер: %(total)s"), { total: dealer.total }) : t("Итог раздачи");
+    return `${head}. ${parts.join(", ")}`;
+  }
+  if (event.type === "round_start") {
+    return event.new_shoe ? fmt(t("Раздача %(n)s, новый шуз"), { n: event.round }) : fmt(t("Раздача %(n)s"), { n: event.round });
+  }
+  if (event.type === "finished") return t("Шуз кончился: следующий после перерыва");
+  return null;
+}

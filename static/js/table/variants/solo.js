@@ -1,0 +1,319 @@
+// `solo`: one player against the computer banker, for the game's own coins
+// (../shared/rules/solo.md; docs/protocol.md §12.3). Coins, bank and bet in a panel, the
+// banker's and the player's hands with their totals, the last round's result, quick bets
+// and the card zoom («−»/«+», 80–120 %, remembered in localStorage).
+
+import { fill, fmt, h, signed, t } from "../dom.js";
+import { reasonText, seatName } from "../text.js";
+
+const ZOOM_KEY = "twentyone:solo:zoom";
+const ZOOM_MIN = 80;
+const ZOOM_MAX = 120;
+const ZOOM_STEP = 10;
+const QUICK_BETS = [25, 50, 100];
+
+export const shortcuts = { hit: "H", stand: "S", bet: "B", next_round: "N", restart: "R", new_game: "G" };
+
+let zoom = readZoom();
+let lastBet = 50;
+
+function readZoom() {
+  try {
+    const stored = Number(window.localStorage.getItem(ZOOM_KEY));
+    if (Number.isInteger(stored) && stored >= ZOOM_MIN && stored <= ZOOM_MAX) return stored;
+  } catch (error) {
+    /* storage refused (private mode): the default */
+  }
+  return 100;
+}
+
+function setZoom(area, value) {
+  zoom = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, value));
+  try {
+    window.localStorage.setItem(ZOOM_KEY, String(zoom));
+  } catch (error) {
+    /* not remembered, but still applied */
+  }
+  applyZoom(area);
+}
+
+function applyZoom(area) {
+  area.style.setProperty("--zoom", String(zoom / 100));
+  area.dataset.zoom = String(zoom);
+  const label = area.querySelector(".zoom-value");
+  if (label) label.textContent = `${zoom}%`;
+  const minus = area.querySelector('[data-key="zoom-out"]');
+  const plus = area.querySelector('[data-key="zoom-in"]');
+  if (minus) minus.disabled = zoom <= ZOOM_MIN;
+  if (plus) plus.disabled = zoom >= ZOOM_MAX;
+}
+
+function coins(n) {
+  return fmt(t("%(n)s мон."), { n });
+}
+
+function totalBadge(total) {
+  const classes = ["total"];
+  if (total > 21) classes.push("bust");
+  if (total === 21) classes.push("twenty-one");
+  return h("span", { class: classes.join(" ") }, String(total));
+}
+
+function handBlock(title, cardsRow, total, key, extra = null) {
+  return h(
+    "section",
+    { class: `hand solo-${key}`, dataset: { hand: key } },
+    h(
+      "div",
+      { class: "hand-head" },
+      h("h3", {}, title),
+      typeof total === "number"
+        ? h("span", { class: "hand-total" }, h("span", { class: "visually-hidden" }, t("Очки:")), " ", totalBadge(total))
+        : null,
+      extra,
+    ),
+    cardsRow,
+  );
+}
+
+function resultLine(view, playerName) {
+  const result = view.result;
+  if (!result) return null;
+  const won = result.outcome === "win";
+  const who = won ? fmt(t("Выиграл %(name)s"), { name: playerName }) : t("Выиграл банкир");
+  return h(
+    "div",
+    { class: `solo-result ${won ? "won" : "lost"}`, role: "status", dataset: { outcome: result.outcome } },
+    h("strong", { class: "result-who" }, who),
+    h("span", { class: "result-delta" }, fmt(t("%(delta)s монет"), { delta: signed(result.delta) })),
+    h("span", { class: "result-reason" }, reasonText(result.reason)),
+  );
+}
+
+function gameOverLine(view) {
+  const text = {
+    bank_broken: t("Банк сорван — вы выиграли игру!"),
+    player_broke: t("Монеты кончились — игра окончена."),
+    bank_closed: t("После стука банк закрыт — игра окончена."),
+  }[view.game_over];
+  return text ? h("p", { class: "solo-over", role: "status" }, text) : null;
+}
+
+export function render(area, state, ctx) {
+  const focusKey = document.activeElement && area.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+  const game = state.game;
+  const pending = state.table.pending;
+  const view = game ? game.view : null;
+  const zoomBar = h(
+    "div",
+    { class: "zoom", role: "group", "aria-label": t("Размер карт") },
+    h("button", { type: "button", class: "zoom-button", dataset: { key: "zoom-out" }, "aria-label": t("Карты меньше"), onclick: () => setZoom(area, zoom - ZOOM_STEP) }, "−"),
+    h("span", { class: "zoom-value", "aria-live": "polite" }, `${zoom}%`),
+    h("button", { type: "button", class: "zoom-button", dataset: { key: "zoom-in" }, "aria-label": t("Карты больше"), onclick: () => setZoom(area, zoom + ZOOM_STEP) }, "+"),
+  );
+  if (pending && !(game && game.status === "playing")) {
+    fill(area, h("div", { class: "solo-top" }, zoomBar), h("p", { class: "felt-empty" }, t("Тасуем колоду для новой игры…")));
+  } else if (!view) {
+    const text = ctx.me ? t("Ждём раздачу…") : t("Сядьте за стол, чтобы начать игру: 1000 монет против банка 300.");
+    fill(area, h("div", { class: "solo-top" }, zoomBar), h("p", { class: "felt-empty" }, text));
+  } else {
+    fill(area, h("div", { class: "solo-top" }, panel(view)), table(view, ctx, zoomBar));
+  }
+  applyZoom(area);
+  refocus(area, focusKey);
+}
+
+function refocus(area, key) {
+  if (!key) return;
+  const again = area.querySelector(`[data-key="${key}"]`);
+  if (again) again.focus();
+}
+
+function panel(view) {
+  const betText = view.bet === null || view.bet === undefined ? "—" : coins(view.bet);
+  return h(
+    "dl",
+    { class: "solo-panel" },
+    h("div", { class: "stat", dataset: { stat: "coins" } }, h("dt", {}, t("Монеты")), h("dd", {}, String(view.coins))),
+    h("div", { class: "stat", dataset: { stat: "bank" } }, h("dt", {}, t("Банк")), h("dd", {}, String(view.bank))),
+    h("div", { class: "stat", dataset: { stat: "bet" } }, h("dt", {}, t("Ставка")), h("dd", {}, betText)),
+    view.stuk ? h("div", { class: "stat stuk" }, h("dt", {}, t("Стук")), h("dd", {}, t("последняя раздача"))) : null,
+  );
+}
+
+function table(view, ctx, zoomBar) {
+  const banker = view.banker || { cards: [], hidden: 0 };
+  const bankerRow = ctx.cards.cardsElement(banker.cards, banker.hidden || 0);
+  const handRow = ctx.cards.cardsElement(view.hand ? view.hand.cards : [], 0);
+  const playerName = ctx.seatName(view.player);
+  return h(
+    "div",
+    { class: "solo-table" },
+    handBlock(t("Банкир"), bankerRow, banker.hidden ? null : banker.total, "banker"),
+    handBlock(
+      ctx.me === view.player ? t("Ваши карты") : fmt(t("Карты: %(name)s"), { name: playerName }),
+      handRow,
+      view.hand && view.hand.cards.length ? view.hand.total : null,
+      "player",
+      zoomBar,
+    ),
+    view.phase === "over" || view.game_over ? resultLine(view, playerName) : null,
+    gameOverLine(view),
+  );
+}
+
+// --- the action bar: the bet with quick amounts; the secondary commands ---------------------
+
+export function control(entry, state, ctx) {
+  if (entry.action === "bet") return betForm(entry, ctx);
+  if (entry.action === "restart" || entry.action === "new_game") {
+    const key = shortcuts[entry.action];
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "action secondary",
+        dataset: { action: entry.action, shortcut: key },
+        "aria-keyshortcuts": key,
+        onclick: () => ctx.act(entry.action),
+      },
+      entry.action === "restart" ? t("Начать заново") : t("Новая игра"),
+      h("kbd", { "aria-hidden": "true" }, key),
+    );
+  }
+  return null;
+}
+
+function betForm(entry, ctx) {
+  const min = entry.min || 1;
+  const max = entry.max || min;
+  const clamp = (n) => Math.max(min, Math.min(max, n));
+  const input = h("input", {
+    id: "solo-bet",
+    type: "number",
+    inputmode: "numeric",
+    min,
+    max,
+    step: 1,
+    value: clamp(lastBet),
+    dataset: { key: "bet-amount" },
+    required: true,
+  });
+  const quick = QUICK_BETS.map((amount) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: "quick",
+        dataset: { quick: String(amount), key: `quick-${amount}`, off: amount > max ? "true" : "false" },
+        disabled: amount > max,
+        onclick: () => {
+          input.value = String(amount);
+        },
+      },
+      String(amount),
+    ),
+  );
+  quick.push(
+    h(
+      "button",
+      {
+        type: "button",
+        class: "quick",
+        dataset: { quick: "max", key: "quick-max" },
+        "aria-label": fmt(t("Макс. — %(n)s"), { n: max }),
+        onclick: () => {
+          input.value = String(max);
+        },
+      },
+      t("Макс."),
+    ),
+  );
+  const form = h(
+    "form",
+    {
+      class: "bet-form",
+      dataset: { key: "bet" },
+      novalidate: true,
+      onsubmit: (event) => {
+        event.preventDefault();
+        const amount = Number(input.value);
+        if (!Number.isInteger(amount) || amount < min || amount > max) {
+          input.setCustomValidity(fmt(t("Ставка — от %(min)s до %(max)s монет."), { min, max }));
+          input.reportValidity();
+          return;
+        }
+        input.setCustomValidity("");
+        lastBet = amount;
+        ctx.act("bet", { amount });
+      },
+    },
+    h("div", { class: "quick-bets", role: "group", "aria-label": t("Быстрая ставка") }, quick),
+    h(
+      "div",
+      { class: "bet-row" },
+      h("label", { for: "solo-bet", class: "bet-label" }, fmt(t("Ставка (%(min)s–%(max)s)"), { min, max })),
+      input,
+      h(
+        "button",
+        { type: "submit", class: "action", dataset: { action: "bet", shortcut: "B" }, "aria-keyshortcuts": "B" },
+        t("Сделать ставку"),
+        h("kbd", { "aria-hidden": "true" }, "B"),
+      ),
+    ),
+  );
+  input.addEventListener("input", () => input.setCustomValidity(""));
+  return form;
+}
+
+/** «Новая игра» once a game is over (bank broken, player broke, bank closed): the command,
+ * since the game takes no more actions (docs/protocol.md §9.4). */
+export function extras(state, ctx) {
+  const game = state.game;
+  if (!ctx.me || state.table.pending || state.table.status !== "open") return [];
+  if (game && game.status === "playing") return [];
+  return [
+    h(
+      "button",
+      {
+        type: "button",
+        class: "action",
+        dataset: { action: "new_game", shortcut: "G" },
+        "aria-keyshortcuts": "G",
+        onclick: () => ctx.command("new_game"),
+      },
+      t("Новая игра"),
+      h("kbd", { "aria-hidden": "true" }, "G"),
+    ),
+  ];
+}
+
+export function seatNote(seat, state) {
+  const view = state.game && state.game.view;
+  if (!view || view.player !== seat.id) return null;
+  return coins(view.coins);
+}
+
+export function describe(event, state) {
+  if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: event.bank });
+  if (event.type === "bet") return fmt(t("Ставка %(amount)s, осталось %(coins)s монет"), { amount: event.amount, coins: event.coins });
+  if (event.type === "settle") {
+    const who =
+      event.outcome === "win"
+        ? fmt(t("Выиграл %(name)s"), { name: seatName(event.seat, state.table) })
+        : t("Выиграл банкир");
+    return fmt(t("%(who)s: %(delta)s монет — %(reason)s"), {
+      who,
+      delta: signed(event.delta),
+      reason: reasonText(event.reason),
+    });
+  }
+  if (event.type === "finished") {
+    return {
+      bank_broken: t("Банк сорван — игра окончена"),
+      player_broke: t("Монеты кончились — игра окончена"),
+      bank_closed: t("Банк закрыт — игра окончена"),
+    }[event.reason] || t("Игра окончена");
+  }
+  return null;
+}
