@@ -23,11 +23,14 @@ class SignUpForm(BaseUserCreationForm):  # type: ignore[type-arg]
             raise forms.ValidationError(_("Это имя уже занято."))
         return username
 
+    def _get_validation_exclusions(self) -> set[str]:
+        # Nor is the model's unique-address constraint checked here, for the same reason.
+        return {*super()._get_validation_exclusions(), "email"}
+
     def clean_email(self) -> str:
-        email: str = self.cleaned_data["email"].strip()
-        if User.objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError(_("Этот e-mail уже зарегистрирован."))
-        return email
+        # A taken address is not refused here: that would tell anyone which addresses
+        # have accounts. accounts.services.player_register deals with it.
+        return str(self.cleaned_data["email"]).strip()
 
 
 class ChipsAdjustForm(forms.Form):

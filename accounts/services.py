@@ -223,8 +223,43 @@ def player_register(*, username: str, email: str, password: str) -> Any:
 
     The grant itself is made by the post_save handler (accounts.signals), so that users
     created any other way (admin, createsuperuser) get their chips too.
+
+    An address that already belongs to an account is not refused — the sign-up page
+    would then tell anyone which addresses are registered. The new account is made
+    without an address, exactly as the page would show any sign-up, and the address's
+    owner gets a note by e-mail instead (they may have forgotten they have an account).
     """
-    return User.objects.create_user(username=username, email=email, password=password)
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, email=email, password=password)
+    except IntegrityError:
+        owner = User.objects.filter(email__iexact=email).first() if email else None
+        if owner is None:
+            raise  # the user name was taken meanwhile: the caller's form says so
+    user = User.objects.create_user(username=username, email="", password=password)
+    transaction.on_commit(lambda: _tell_address_owner(owner, username))
+    return user
+
+
+def _tell_address_owner(owner: Any, new_username: str) -> None:
+    from django.conf import settings
+    from django.core.mail import send_mail
+    from django.utils import translation
+
+    with translation.override(settings.LANGUAGE_CODE):
+        send_mail(
+            _("Регистрация с вашим адресом"),
+            _(
+                "Кто-то (возможно, вы) зарегистрировал на «Двадцать одно» игрока "
+                "«%(new)s», указав ваш адрес. Но этот адрес уже принадлежит вашему игроку "
+                "«%(owner)s», поэтому к новому игроку он не привязан.\n\n"
+                "Если это были вы и вы забыли пароль, восстановите его на странице входа. "
+                "Если нет — ничего делать не нужно."
+            )
+            % {"new": new_username, "owner": owner.username},
+            None,
+            [owner.email],
+        )
 
 
 # --- selectors -------------------------------------------------------------------------

@@ -1,6 +1,11 @@
+import contextlib
+import time
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,10 +20,29 @@ from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
 STATEMENT_PAGE_SIZE = 25
 
 
+def _signup_key(request: HttpRequest) -> str:
+    # The client's address (behind the proxy daphne takes it from X-Forwarded-For), in
+    # the hour's window; counted in the cache, which every web process shares on Redis.
+    return f"signups:{request.META.get('REMOTE_ADDR', '')}:{int(time.time()) // 3600}"
+
+
+def _signups_from(request: HttpRequest) -> int:
+    return int(cache.get(_signup_key(request), 0))
+
+
+def _count_signup(request: HttpRequest) -> None:
+    key = _signup_key(request)
+    cache.add(key, 0, timeout=3600)
+    with contextlib.suppress(ValueError):  # the window ended between add and incr
+        cache.incr(key)
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("lobby")
+    if request.method == "POST" and _signups_from(request) >= settings.SIGNUP_LIMIT_PER_HOUR:
+        return render(request, "registration/signup_throttled.html", status=429)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = player_register(
@@ -26,6 +50,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             email=form.cleaned_data["email"],
             password=form.cleaned_data["password1"],
         )
+        _count_signup(request)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             request,

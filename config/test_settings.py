@@ -5,5 +5,8 @@
 import os
 
 os.environ.setdefault("DEBUG", "true")
+# Tests sign many players up from one address; tests/accounts/test_throttling.py checks
+# the limit itself with its own value.
+os.environ.setdefault("SIGNUP_LIMIT_PER_HOUR", "100000")
 
 from config.settings import *  # noqa: F403

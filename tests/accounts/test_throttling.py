@@ -49,3 +49,43 @@ def test_a_successful_sign_in_resets_the_count(client, make_user):
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
         _sign_in(client, "vera", "wrong")
     assert _sign_in(client, "vera", PASSWORD).status_code == 302
+
+
+def test_sign_ups_from_one_address_are_limited_per_hour(client, settings):
+    settings.SIGNUP_LIMIT_PER_HOUR = 2
+    address = "198.51.100.77"  # of its own, so no other test's count is in its window
+
+    def sign_up(name: str):
+        client.post(reverse("logout"))
+        return client.post(
+            reverse("signup"),
+            {
+                "username": name,
+                "email": f"{name}@example.com",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+            },
+            REMOTE_ADDR=address,
+        )
+
+    assert sign_up("one").status_code == 302
+    assert sign_up("two").status_code == 302
+    third = sign_up("three")
+    assert third.status_code == 429
+    assert "Слишком много регистраций" in third.content.decode()
+    from accounts.models import User
+
+    assert not User.objects.filter(username="three").exists()
+    # Another address may still sign up.
+    client.post(reverse("logout"))
+    other = client.post(
+        reverse("signup"),
+        {
+            "username": "four",
+            "email": "four@example.com",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+        REMOTE_ADDR="198.51.100.78",
+    )
+    assert other.status_code == 302
