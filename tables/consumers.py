@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocke
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
@@ -26,6 +28,8 @@ from tables import services
 from tables.broadcast import LOBBY_GROUP, table_group, user_group
 from tables.models import Game, Table
 from tables.selectors import lobby_payload
+
+logger = logging.getLogger(__name__)
 
 # 4401 mirrors HTTP 401: the browser sees it as the close code (a refusal before accept
 # would reach it only as a failed handshake, without a reason).
@@ -270,20 +274,54 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
         being refreshed, and the sweep then counts them as drops."""
         while True:
             await asyncio.sleep(services.PRESENCE_HEARTBEAT_SECONDS)
-            await database_sync_to_async(services.presence_touch)(channel_name=self.channel_name)
+            try:
+                await database_sync_to_async(services.presence_touch)(
+                    channel_name=self.channel_name
+                )
+            except DatabaseError:
+                # One lost database connection (PostgreSQL restarted, the backend
+                # terminated) must not end the heartbeat: the connection would stop being
+                # refreshed and, a minute later, count as dropped while it is open.
+                logger.exception("presence heartbeat of %s failed", self.channel_name)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception:
+            # An exception ended the consumer without disconnect(): the channel layer
+            # lost Redis (every consumer of the process fails at once), or a handler
+            # failed. daphne closes the socket, but the heartbeat would go on refreshing
+            # this connection's presence for as long as the process lives, so the player
+            # would count as connected for ever — no presence frame, no reconnect grace,
+            # never stood up as away. Leave as a closed connection does, as far as the
+            # database allows.
+            with contextlib.suppress(Exception):
+                await self._leave()
+            raise
 
     async def disconnect(self, code: int) -> None:
+        await self._leave()
+
+    async def _leave(self) -> None:
+        """Forget this connection: once, however the consumer ends."""
+        if getattr(self, "left", False):
+            return
+        self.left = True
         heartbeat = getattr(self, "heartbeat", None)
         if heartbeat is not None:
             heartbeat.cancel()
-        for group in self.joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if self.joined and self.signed_in:
-            table = await self._table()
-            if table is not None:
-                await database_sync_to_async(services.presence_leave)(
-                    table=table, user=self.user, channel_name=self.channel_name
-                )
+        joined: list[str] = getattr(self, "joined", [])
+        try:
+            for group in joined:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        finally:
+            # Even when the groups cannot be left (Redis is down: they are gone with it).
+            if joined and getattr(self, "signed_in", False):
+                table = await self._table()
+                if table is not None:
+                    await database_sync_to_async(services.presence_leave)(
+                        table=table, user=self.user, channel_name=self.channel_name
+                    )
 
     # --- incoming ------------------------------------------------------------------------
 
@@ -349,6 +387,21 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
         except ValidationError as error:  # SeatError
             code = getattr(error, "code", None) or "refused"
             await self._send(_error(code, " ".join(error.messages), id=client_id))
+            return
+        except DatabaseError:
+            # The database connection failed mid-command (PostgreSQL restarted, the
+            # backend terminated): the command's transaction rolled back — unless its
+            # commit was what failed — so nothing of it was applied. Raised, this killed
+            # the consumer: the socket closed with no answer to the command. Answer it
+            # instead; a resend with the same id runs it at most once (docs/protocol.md).
+            logger.exception("command %s at table %s failed", client_id, self.table_id)
+            await self._send(
+                _error(
+                    "unavailable",
+                    _("Сервер не смог выполнить команду: повторите её с тем же id."),
+                    id=client_id,
+                )
+            )
             return
         await self._send({"type": "ack", "id": client_id, **outcome})
 

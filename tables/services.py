@@ -759,7 +759,11 @@ def game_act(
 ) -> dict[str, Any]:
     """A seated player's move. An overdue deadline is played first (in its own
     transaction, so it stands whatever happens to this move)."""
-    _apply_due(table.pk, _now())
+    # Waiting for the table, not skipping it as the sweepers do: whoever holds it may
+    # not be about to play the deadline (another player's command, or a sweep whose
+    # worker died mid-transaction and whose lock stays until PostgreSQL notices), and a
+    # move that skipped the check would then be applied past its deadline.
+    _apply_due(table.pk, _now(), wait=True)
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table.pk)
         game = _playing(table)
@@ -909,13 +913,13 @@ def _swept(step: Callable[[int, datetime.datetime], int], table_id: int, now: An
         return 0
 
 
-def _locked_or_skip(table_id: int) -> Table | None:
-    return Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
+def _locked_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
+    return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
 
 
-def _apply_due(table_id: int, now: datetime.datetime) -> int:
+def _apply_due(table_id: int, now: datetime.datetime, *, wait: bool = False) -> int:
     with transaction.atomic():
-        table = _locked_or_skip(table_id)
+        table = _locked_or_skip(table_id, wait=wait)
         if table is None:
             return 0  # another sweeper (or a move) holds this table right now
         game = _playing(table)

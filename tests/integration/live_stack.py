@@ -1,0 +1,854 @@
+"""Real processes and real clients for the integration tests (tests/integration).
+
+`Stack` runs the production stack as subprocesses on pytest-django's test database
+(PostgreSQL): one or more daphne processes on their own ports, Celery workers and beat,
+and optionally a private `redis-server` on a free port, so that a test may stop and
+restart Redis without disturbing anything else on the machine that uses the shared one.
+`sign_in` signs a user in through the real login form; `Conn` is a real WebSocket to a
+table that keeps every frame it got. The checks at the end read the database: the chip
+ledger adds up, every hand record replays to its result, and every frame a viewer got
+is what the stored game showed at that version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+from django.db import connection
+from django.db.models import Sum
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from accounts.models import Account, LedgerEntry, User
+from accounts.services import GRANTS_ACCOUNT_CODE, WELCOME_GRANT_CHIPS
+from games import engine
+from games.record import replay
+from tables import services
+from tables.models import Game, Table
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+if not (BIN / "daphne").exists():  # pragma: no cover - pytest run from outside the venv
+    BIN = ROOT / ".venv" / "bin"
+
+PASSWORD = "Live-Table-Pass-42"
+STARTUP_TIMEOUT = 40.0  # a process's readiness
+FRAME_TIMEOUT = 10.0  # one expected frame
+WS_TIMEOUT = 10.0  # opening or closing a socket, sending a message
+HTTP_TIMEOUT = 10.0
+ASGI_APP = "config.asgi:application"
+
+Frame = dict[str, Any]
+COMMAND_IDS = itertools.count(1)
+
+
+# --- processes -------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Service:
+    """One subprocess, restartable, each run logging to its own file."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], logs: Path) -> None:
+        self.name, self.argv, self.env, self.logs = name, argv, env, logs
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_files: list[Path] = []
+
+    def start(self) -> None:
+        log = self.logs / f"{self.name}-{len(self.log_files) + 1}.log"
+        self.log_files.append(log)
+        with log.open("wb") as out:
+            # Its own session, so that a signal reaches it (and only it) by its group id.
+            self.proc = subprocess.Popen(
+                self.argv,
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def _signal(self, sig: signal.Signals) -> None:
+        if self.running():
+            assert self.proc is not None
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as in a crash."""
+        self._signal(signal.SIGKILL)
+        if self.proc is not None:
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self._signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def log_text(self, run: int | None = None) -> str:
+        """Every run's log, or only run number `run` (1, 2, …)."""
+        paths = self.log_files if run is None else self.log_files[run - 1 : run]
+        return "".join(path.read_text(errors="replace") for path in paths if path.exists())
+
+    def wait_for_log(
+        self, pattern: str, timeout: float = STARTUP_TIMEOUT, *, run: int | None = None
+    ) -> re.Match[str]:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = re.search(pattern, self.log_text(run))
+            if found:
+                return found
+            if not self.running():
+                raise AssertionError(f"{self.name} exited (code {self.proc and self.proc.poll()})")
+            time.sleep(0.1)
+        raise AssertionError(f"{self.name}: no {pattern!r} in its log within {timeout:.0f} s")
+
+
+def require_redis_server() -> None:
+    """A private Redis needs the `redis-server` program (CI's machine has it)."""
+    if shutil.which("redis-server") is None:
+        what = "no redis-server program on PATH (for a private Redis)"
+        if os.environ.get("REQUIRE_SERVICES") == "1":
+            pytest.fail(f"REQUIRE_SERVICES=1 but {what}", pytrace=False)
+        pytest.skip(what)
+
+
+class Stack:
+    """daphne (`webs` processes, each on its own port), Celery workers and Celery beat on
+    the test database and Redis. With `private_redis`, a `redis-server` of the stack's own
+    on a free port is the channel layer, the cache and the broker (`env`'s REDIS_URL is
+    replaced), so that a test may restart it."""
+
+    def __init__(
+        self,
+        env: dict[str, str],
+        logs: Path,
+        *,
+        webs: int = 1,
+        workers: int = 1,
+        beat: bool = True,
+        private_redis: bool = False,
+    ) -> None:
+        self.redis: Service | None = None
+        if private_redis:
+            self.redis_port = _free_port()
+            self.redis = Service(
+                "redis",
+                [
+                    *("redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1"),
+                    *("--save", "", "--appendonly", "no", "--daemonize", "no"),
+                ],
+                env,
+                logs,
+            )
+            env = {**env, "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"}
+        self.env = env
+        self.ports = [_free_port() for _ in range(webs)]
+        self.webs = [
+            Service(
+                "daphne" if webs == 1 else f"daphne{i + 1}",
+                [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), ASGI_APP],
+                env,
+                logs,
+            )
+            for i, port in enumerate(self.ports)
+        ]
+        self.workers = [
+            Service(
+                "worker" if workers == 1 else f"worker{i + 1}",
+                [
+                    *(str(BIN / "celery"), "-A", "config", "worker", "--pool=solo"),
+                    *("--loglevel=info", "--without-gossip", "--without-mingle"),
+                    *(
+                        "--without-heartbeat",
+                        "--hostname",
+                        f"integration-{uuid.uuid4().hex[:8]}@%h",
+                    ),
+                ],
+                env,
+                logs,
+            )
+            for i in range(workers)
+        ]
+        self.beat: Service | None = None
+        if beat:
+            self.beat = Service(
+                "beat",
+                [
+                    *(str(BIN / "celery"), "-A", "config", "beat", "--loglevel=info"),
+                    *("--schedule", str(logs / "beat-schedule")),
+                ],
+                env,
+                logs,
+            )
+        self.services = [*self.webs, *self.workers, *([self.beat] if self.beat else [])]
+        if self.redis is not None:
+            self.services.insert(0, self.redis)
+
+    # The first web process, for a stack of one.
+    @property
+    def daphne(self) -> Service:
+        return self.webs[0]
+
+    @property
+    def port(self) -> int:
+        return self.ports[0]
+
+    @property
+    def worker(self) -> Service:
+        return self.workers[0]
+
+    @property
+    def redis_url(self) -> str:
+        return self.env["REDIS_URL"]
+
+    def start(self) -> None:
+        if self.redis is not None:
+            self.start_redis()
+        for service in self.services:
+            if service is not self.redis:
+                service.start()
+        for index in range(len(self.webs)):
+            self.wait_for_daphne(index)
+        for worker in self.workers:
+            self.wait_for_worker(worker)
+        if self.beat is not None:
+            self.wait_for_beat()
+
+    def start_redis(self) -> None:
+        assert self.redis is not None
+        self.redis.start()
+        self.redis.wait_for_log(r"Ready to accept connections", run=len(self.redis.log_files))
+
+    def wait_for_worker(self, worker: Service) -> None:
+        worker.wait_for_log(r"@\S+ ready\.", run=len(worker.log_files))
+
+    def wait_for_beat(self) -> None:
+        assert self.beat is not None
+        self.beat.wait_for_log(r"beat: Starting", run=len(self.beat.log_files))
+
+    def wait_for_daphne(self, index: int = 0, timeout: float = STARTUP_TIMEOUT) -> None:
+        web, port = self.webs[index], self.ports[index]
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if not web.running():
+                raise AssertionError(f"{web.name} exited before answering /healthz")
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                if _http(port, "GET", "/healthz")[0] == 200:
+                    return
+            time.sleep(0.05)
+        raise AssertionError(f"{web.name} did not answer /healthz within {timeout:.0f} s")
+
+    def restart_daphne(self, index: int = 0) -> float:
+        """Start a daphne again on its port; returns the seconds until it answered."""
+        began = time.monotonic()
+        self.webs[index].start()
+        self.wait_for_daphne(index)
+        return time.monotonic() - began
+
+    def stop(self) -> None:
+        for service in reversed(self.services):
+            service.stop()
+
+    def logs(self) -> str:
+        parts = []
+        for service in self.services:
+            tail = "\n".join(service.log_text().splitlines()[-150:])
+            parts.append(f"----- {service.name} (last 150 lines) -----\n{tail}")
+        return "\n".join(parts)
+
+
+def _database_url() -> str:
+    """The test database as a URL, so that the subprocesses use it too."""
+    db = connection.settings_dict
+    user = quote(db["USER"] or "", safe="")
+    password = quote(db["PASSWORD"] or "", safe="")
+    auth = f"{user}:{password}@" if password else f"{user}@" if user else ""
+    host = db["HOST"] or "127.0.0.1"
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    return f"postgres://{auth}{host}{port}/{quote(db['NAME'], safe='')}"
+
+
+# The stack's database connections carry this application name (libpq's PGAPPNAME), so
+# that a test can find them, and only them, in pg_stat_activity.
+STACK_APPLICATION_NAME = "twentyone-live-stack"
+
+
+def stack_env(redis_url: str, **settings: str) -> dict[str, str]:
+    """The environment of the stack's processes: the test database, `redis_url`, no
+    embedded ticker (beat sweeps), and `settings` (CLIENT_SEED_SECONDS="2", …)."""
+    return {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": redis_url,
+        "DEBUG": "1",
+        "DEADLINE_TICKER": "0",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",
+        "PGAPPNAME": STACK_APPLICATION_NAME,
+        **settings,
+    }
+
+
+def start_stack(stack: Stack) -> Stack:
+    """Start it, or fail the test with every process's log."""
+    try:
+        stack.start()
+    except AssertionError as error:
+        stack.stop()
+        pytest.fail(f"{error}\n{stack.logs()}", pytrace=False)
+    return stack
+
+
+# --- HTTP: the real login form ---------------------------------------------------------
+
+
+def _http(
+    port: int,
+    method: str,
+    path: str,
+    body: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, str, dict[str, str]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HTTP_TIMEOUT)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        text = response.read().decode("utf-8", errors="replace")
+        cookies: dict[str, str] = {}
+        for header in response.headers.get_all("Set-Cookie") or []:
+            jar: SimpleCookie = SimpleCookie()
+            jar.load(header)
+            cookies.update({name: morsel.value for name, morsel in jar.items()})
+        return response.status, text, cookies
+    finally:
+        conn.close()
+
+
+def sign_in(port: int, username: str) -> str:
+    """GET /login/ for the CSRF cookie and token, POST the form; the session cookie."""
+    status, page, cookies = _http(port, "GET", "/login/")
+    assert status == 200, f"GET /login/ answered {status}"
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token and "csrftoken" in cookies, "the login form has no CSRF token"
+    form = {"csrfmiddlewaretoken": token.group(1), "username": username, "password": PASSWORD}
+    status, page, answer = _http(
+        port,
+        "POST",
+        "/login/",
+        body=urlencode(form),
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": f"csrftoken={cookies['csrftoken']}",
+        },
+    )
+    assert status == 302 and answer.get("sessionid"), f"{username} not signed in: {status}"
+    return f"sessionid={answer['sessionid']}"
+
+
+async def sign_in_async(port: int, username: str) -> str:
+    return await asyncio.wait_for(asyncio.to_thread(sign_in, port, username), 2 * HTTP_TIMEOUT)
+
+
+# --- WebSocket clients -----------------------------------------------------------------
+
+
+class Conn:
+    """One real WebSocket to the table. A reader task keeps every frame, raw and parsed.
+
+    As the protocol asks of a client (§7), an `update` that skips a version is answered
+    with a `snapshot` request; `check_versions` then checks that one came."""
+
+    def __init__(self, name: str, ws: ClientConnection, sink: list[str]) -> None:
+        self.name, self.ws, self.sink = name, ws, sink
+        self.raw: list[str] = []
+        self.frames: list[Frame] = []
+        self.snapshot: Frame = {}
+        self.looked_at = 0  # frames expect() has gone past
+        self.held: int | None = None  # the version of the last picture applied (§7)
+        self.resyncs = 0
+        self._news = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(
+        cls, name: str, port: int, table_id: int, sink: list[str], cookie: str | None = None
+    ) -> Conn:
+        headers = {"Origin": f"http://127.0.0.1:{port}"}
+        if cookie:
+            headers["Cookie"] = cookie
+        ws = await asyncio.wait_for(
+            connect(
+                f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
+                additional_headers=headers,
+                open_timeout=WS_TIMEOUT,
+                close_timeout=2,
+                ping_interval=None,
+                proxy=None,
+            ),
+            WS_TIMEOUT + 2,
+        )
+        conn = cls(name, ws, sink)
+        conn.snapshot = await conn.expect(lambda f: f["type"] == "snapshot", what="a snapshot")
+        return conn
+
+    async def _read(self) -> None:
+        try:
+            async for text in self.ws:
+                assert isinstance(text, str)
+                self.raw.append(text)
+                self.sink.append(text)
+                frame = json.loads(text)
+                self.frames.append(frame)
+                await self._follow(frame)
+                self._news.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed.set()
+            self._news.set()
+
+    async def _follow(self, frame: Frame) -> None:
+        if frame["type"] == "snapshot":
+            self.held = frame["version"]
+        elif frame["type"] == "update" and self.held is not None:
+            if frame["version"] == self.held + 1:
+                self.held = frame["version"]
+            elif frame["version"] > self.held + 1:
+                self.held = None  # until the snapshot asked for comes
+                self.resyncs += 1
+                with contextlib.suppress(ConnectionClosed):
+                    await self.ws.send(json.dumps({"type": "snapshot"}))
+
+    @property
+    def version(self) -> int:
+        return max(f["version"] for f in self.frames if f.get("version") is not None)
+
+    async def expect(
+        self, predicate: Callable[[Frame], bool], *, timeout: float = FRAME_TIMEOUT, what: str
+    ) -> Frame:
+        """The next frame (after those already looked at) that matches."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            self._news.clear()
+            while self.looked_at < len(self.frames):
+                frame = self.frames[self.looked_at]
+                self.looked_at += 1
+                if predicate(frame):
+                    return frame
+            if self.closed.is_set():
+                raise AssertionError(f"{self.name}: the socket closed before {what}")
+            left = end - loop.time()
+            if left <= 0:
+                raise AssertionError(
+                    f"{self.name}: no {what} within {timeout:.0f} s; last: {self.raw[-2:]}"
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._news.wait(), left)
+
+    @staticmethod
+    def new_id(name: str) -> str:
+        # Unique per user and table across connections: the server answers a known id
+        # with its first outcome ("repeat") and does nothing.
+        return f"{name}-{next(COMMAND_IDS)}"
+
+    async def send_command(self, kind: str, cid: str, **fields: Any) -> None:
+        message = json.dumps({"type": kind, "id": cid, **fields})
+        await asyncio.wait_for(self.ws.send(message), WS_TIMEOUT)
+
+    async def answer(self, cid: str, *, timeout: float = FRAME_TIMEOUT, what: str = "") -> Frame:
+        return await self.expect(
+            lambda f: f.get("id") == cid and f["type"] in ("ack", "error"),
+            timeout=timeout,
+            what=what or f"the answer to {cid}",
+        )
+
+    async def request(
+        self, kind: str, *, cid: str | None = None, timeout: float = FRAME_TIMEOUT, **fields: Any
+    ) -> Frame:
+        """Send a command (with a fresh id unless `cid` is given); its ack or error."""
+        cid = cid or self.new_id(self.name)
+        await self.send_command(kind, cid, **fields)
+        return await self.answer(cid, timeout=timeout, what=f"the answer to {kind}")
+
+    async def command(self, kind: str, **fields: Any) -> Frame:
+        """Send a command with a fresh id; its ack (a refusal fails the test)."""
+        answer = await self.request(kind, **fields)
+        assert answer["type"] == "ack", f"{self.name}: {kind} {fields} refused: {answer}"
+        return answer
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), WS_TIMEOUT)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.reader, WS_TIMEOUT)
+
+    async def wait_closed(self, timeout: float = WS_TIMEOUT) -> None:
+        await asyncio.wait_for(self.closed.wait(), timeout)
+
+
+def game_of(frame: Frame) -> dict[str, Any] | None:
+    return frame.get("game") if frame.get("type") in ("snapshot", "update") else None
+
+
+def shows_game(number: int, status: str = "playing") -> Callable[[Frame], bool]:
+    def check(frame: Frame) -> bool:
+        game = game_of(frame)
+        return game is not None and game["number"] == number and game["status"] == status
+
+    return check
+
+
+def has_event(frame: Frame, kind: str, **match: Any) -> bool:
+    return any(
+        event.get("type") == kind and all(event.get(k) == v for k, v in match.items())
+        for event in frame.get("events") or ()
+    )
+
+
+def hand_of(view: dict[str, Any], seat: str) -> dict[str, Any]:
+    return next(hand for hand in view["circle"]["hands"] if hand["seat"] == seat)
+
+
+def epoch_ms(moment: Any) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def check_versions(conn: Conn) -> int:
+    """What the connection got keeps the protocol's order (§7): every `update` after the
+    latest picture is its next version, no version comes twice, and a skipped version is
+    followed by a snapshot that covers it. Returns how many resyncs it needed."""
+    held: int | None = None
+    waiting: int | None = None  # the highest version a resync must cover
+    seen: set[int] = set()
+    gaps = 0
+    for frame in conn.frames:
+        kind, version = frame["type"], frame.get("version")
+        if kind == "snapshot":
+            assert held is None or version >= held, f"{conn.name}: a snapshot went back"
+            assert waiting is None or version >= waiting, f"{conn.name}: resync too old"
+            held, waiting = version, None
+        elif kind == "update":
+            assert version not in seen, f"{conn.name}: version {version} came twice"
+            seen.add(version)
+            assert held is not None or waiting is not None, f"{conn.name}: update first"
+            if waiting is not None:
+                waiting = max(waiting, version)
+            elif version == held + 1:
+                held = version
+            elif version > held + 1:
+                gaps += 1
+                waiting = version
+            # version <= held: already in the snapshot just applied (§7); ignored.
+    assert waiting is None, f"{conn.name}: a gap before version {waiting} never resynced"
+    return gaps
+
+
+async def open_retrying(
+    name: str,
+    port: int,
+    table_id: int,
+    sink: list[str],
+    cookie: str | None = None,
+    *,
+    timeout: float = 30.0,
+) -> Conn:
+    """Connect as a client does after losing its socket: again and again (a refused or
+    dropped handshake, a socket closed before its snapshot) until a snapshot comes."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        try:
+            return await Conn.open(name, port, table_id, sink, cookie)
+        except (OSError, AssertionError, ConnectionClosed, TimeoutError) as error:
+            if loop.time() > end:
+                raise AssertionError(f"{name} could not reconnect: {error!r}") from error
+            await asyncio.sleep(0.2)  # a client's reconnect backoff
+
+
+def picture(conn: Conn) -> Frame:
+    """The last snapshot or update the connection got (the newest version)."""
+    frames = [f for f in conn.frames if f["type"] in ("snapshot", "update")]
+    return max(reversed(frames), key=lambda f: f["version"])
+
+
+async def caught_up(conn: Conn, version: int, *, timeout: float = FRAME_TIMEOUT) -> Frame:
+    """Wait until the connection holds a picture of at least `version`; that picture."""
+    if picture(conn)["version"] < version:
+        await conn.expect(
+            lambda f: f["type"] in ("snapshot", "update") and f["version"] >= version,
+            timeout=timeout,
+            what=f"version {version}",
+        )
+    return picture(conn)
+
+
+def banker36_move(view: dict[str, Any], seat: str) -> dict[str, Any]:
+    """A plain player's move: the smallest bet, then another card up to 14."""
+    offers = view["actions"]
+    if offers[0]["action"] == "bet":
+        return {"action": "bet", "amount": min(offers[0]["amounts"])}
+    return {"action": "hit" if hand_of(view, seat)["total"] <= 14 else "stand"}
+
+
+async def play_to_the_end(
+    players: dict[str, Conn], number: int, *, moves: int = 40, timeout: float = 60.0
+) -> Frame:
+    """Play game `number` of a banker36 table to its end, each seat from its own socket
+    (`players`, by seat id), always on the version it has seen; the frame that ended it."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    for _ in range(moves):
+        newest = max((picture(c) for c in players.values()), key=lambda f: f["version"])
+        game = game_of(newest)
+        assert game is not None and game["number"] == number, newest
+        if game["status"] != "playing":
+            return newest
+        seat = game["view"]["turn"]
+        conn = players[seat]
+        mine = await caught_up(conn, newest["version"], timeout=max(0.1, end - loop.time()))
+        move = banker36_move(mine["game"]["view"], seat)
+        ack = await conn.command("action", version=mine["version"], **move)
+        for other in players.values():
+            await caught_up(other, ack["version"], timeout=max(0.1, end - loop.time()))
+    raise AssertionError(f"game {number} did not end within {moves} moves")
+
+
+async def deal_first_bank(live: dict[Any, Conn], players: list[str]) -> dict[Any, Frame]:
+    """The players sit and say ready; the bank is announced and every player's client
+    sends its client seed, as the page does; the frame of the deal, per viewer."""
+    for name in players:
+        assert (await live[name].command("sit"))["seat"] == name
+    for name in players:
+        await live[name].command("ready")
+    for conn in live.values():
+        await conn.expect(
+            lambda f: (f.get("table") or {}).get("pending") is not None, what="the announcement"
+        )
+    for name in players:
+        await live[name].command("client_seed", seed=f"{name}-client-seed")
+    return {name: await conn.expect(shows_game(1), what="the deal") for name, conn in live.items()}
+
+
+async def until(
+    check: Callable[[], Any], what: str, *, timeout: float = FRAME_TIMEOUT, every: float = 0.05
+) -> Any:
+    """Poll an (async) condition until it holds; its value."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        value = check()
+        if asyncio.iscoroutine(value):
+            value = await value
+        if value:
+            return value
+        if loop.time() > end:
+            raise AssertionError(f"no {what} within {timeout:.0f} s")
+        await asyncio.sleep(every)
+
+
+# --- the database, read from the test --------------------------------------------------
+
+
+def load_game(table_id: int, number: int) -> Game:
+    return Game.objects.select_related("table").get(table_id=table_id, number=number)
+
+
+def table_version(table_id: int) -> int:
+    return Table.objects.values_list("version", flat=True).get(pk=table_id)
+
+
+def chips(game_pk: int) -> dict[str, int]:
+    """Each player's wallet and the game's escrow, by seat id; raises if not conserved."""
+    game = Game.objects.get(pk=game_pk)
+    held: dict[str, int] = {}
+    for player in game.players:
+        held[player["id"]] = Account.objects.get(
+            owner_id=player["user"], kind=Account.Kind.PLAYER
+        ).balance
+    held["escrow"] = Account.objects.get(code=f"escrow:game:{game.pk}").balance
+    assert_conserved()
+    return held
+
+
+def assert_conserved() -> None:
+    held = Account.objects.exclude(kind=Account.Kind.SYSTEM).aggregate(s=Sum("balance"))["s"]
+    granted = -Account.objects.get(code=GRANTS_ACCOUNT_CODE).balance
+    assert held == granted, f"wallets + escrow = {held}, but {granted} were granted"
+
+
+def quiet(table_id: int) -> bool:
+    table = Table.objects.get(pk=table_id)
+    return not table.seats.exists() and not table.games.filter(status="playing").exists()
+
+
+def check_ledger(table_id: int) -> list[Game]:
+    """Every game over, its record replaying to its result, its escrow empty, its ledger
+    entries adding up to its deltas; every wallet the welcome grant plus its deltas; and
+    wallets plus escrow equal to what was granted."""
+    games = list(Game.objects.filter(table_id=table_id).select_related("table").order_by("number"))
+    assert games and all(g.status == Game.Status.FINISHED for g in games), games
+    expected: dict[int, int] = {}
+    for game in games:
+        assert replay(services.game_record(game))["result"] == game.result
+        deltas = game.result["deltas"]
+        assert sum(deltas.values()) == 0
+        escrow = Account.objects.get(code=f"escrow:game:{game.pk}")
+        assert escrow.balance == 0, f"game {game.number}: {escrow.balance} left in escrow"
+        users = {p["id"]: p["user"] for p in game.players}
+        net = dict.fromkeys(users.values(), 0)
+        entries = LedgerEntry.objects.filter(game=game).select_related("source", "destination")
+        assert entries.exists()
+        for entry in entries:
+            if entry.source.kind == Account.Kind.PLAYER:
+                assert entry.destination_id == escrow.pk
+                assert entry.reason == LedgerEntry.Reason.STAKE
+                net[entry.source.owner_id] -= entry.amount
+            else:
+                assert entry.source_id == escrow.pk
+                assert entry.reason == LedgerEntry.Reason.PAYOUT
+                net[entry.destination.owner_id] += entry.amount
+        assert net == {users[seat]: delta for seat, delta in deltas.items()}, game.number
+        for seat, delta in deltas.items():
+            expected[users[seat]] = expected.get(users[seat], WELCOME_GRANT_CHIPS) + delta
+    wallets = dict(
+        Account.objects.filter(kind=Account.Kind.PLAYER, owner_id__in=expected).values_list(
+            "owner_id", "balance"
+        )
+    )
+    assert wallets == expected
+    assert not Account.objects.filter(kind=Account.Kind.ESCROW).exclude(balance=0).exists()
+    assert_conserved()
+    return games
+
+
+def create_players(names: list[str]) -> list[User]:
+    """Users whose passwords daphne checks with the real hasher (call it with the
+    `settings` fixture's PASSWORD_HASHERS set to Django's defaults)."""
+    return [
+        User.objects.create_user(name, email=f"{name}@example.com", password=PASSWORD)
+        for name in names
+    ]
+
+
+def check_records() -> int:
+    """Every stored game whose record is over replays to its stored result; the number
+    checked."""
+    games = Game.objects.exclude(status=Game.Status.PLAYING).select_related("table")
+    for game in games:
+        assert replay(services.game_record(game))["result"] == game.result, game.pk
+    return len(games)
+
+
+CARD = re.compile(r"^[2-9TJQKA][SHDC]$")
+
+
+def card_strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value} if CARD.match(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(card_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(card_strings(v) for v in value)) if value else set()
+    return set()
+
+
+def check_frames(viewer: str | None, raw_frames: list[str], table_id: int) -> int:
+    """Every game frame a viewer got shows exactly engine.view of the stored game at that
+    version, holds no card beyond it and its events, no other player's card before his
+    duel is settled, and no seed before its game is over. Returns how many frames held
+    a card hidden from the viewer (so the check is not vacuous)."""
+    games = {g.number: g for g in Game.objects.filter(table_id=table_id).select_related("table")}
+    events = {(g.number, e.version): e.events for g in games.values() for e in g.events.all()}
+    states: dict[tuple[int, int], dict[str, Any]] = {}
+
+    def state_at(game: Game, version: int) -> dict[str, Any]:
+        if (game.number, version) not in states:
+            record = services.game_record(game)
+            state, _ = engine.new_game(
+                record["variant"],
+                seats=record["seats"],
+                options=record["options"],
+                first_banker=record.get("first_banker"),
+                seed=record["seed"],
+            )
+            for action in record["actions"][:version]:
+                state, _ = engine.apply(state, action)
+            assert state["version"] == version
+            states[game.number, version] = state
+        return states[game.number, version]
+
+    hiding = 0
+    for text in raw_frames:
+        frame = json.loads(text)
+        shown = game_of(frame)
+        for game in games.values():
+            if game.seed in text:
+                assert shown is not None and shown["number"] == game.number, text
+                assert shown["status"] != "playing", f"{viewer}: seed of a game in play: {text}"
+        if shown is None:
+            continue
+        if viewer is None:
+            assert frame["you"]["seat"] is None
+        game = games[shown["number"]]
+        if shown["status"] == "playing":
+            assert shown["seed"] is None
+        seat = frame["you"]["seat"] if frame["you"]["seat"] in game.seat_ids else None
+        version = shown["view"]["version"]
+        state = state_at(game, version)
+        expected = engine.view(state, seat)
+        if shown["status"] != "playing":  # a game that is over has no one to act
+            expected.update(turn=None, actions=[])
+        assert shown["view"] == expected, f"{viewer}: view differs from the stored game"
+        allowed = card_strings(shown["view"])
+        if frame["type"] == "update":
+            allowed |= card_strings(engine.events_for(events[game.number, version], seat))
+        found = card_strings(frame)
+        assert found <= allowed, f"{viewer} was sent {found - allowed} in {text}"
+        circle = state["circle"]
+        private = set()
+        if circle is not None:
+            for other, cards in circle["hands"].items():
+                if other != seat and circle["status"][other] != "settled":
+                    private |= set(cards)
+        for card in private:
+            assert f'"{card}"' not in text, f"{viewer} saw {card} before its duel settled"
+        hiding += bool(private)
+    return hiding
