@@ -70,7 +70,8 @@ def test_compose_serves_https_through_caddy_in_front_of_daphne(compose):
     mount = next(v for v in proxy["volumes"] if v.endswith(":/etc/caddy/Caddyfile:ro"))
     caddyfile = (ROOT / mount.split(":")[0]).read_text()
     assert "{$SITE_ADDRESS:localhost} {" in caddyfile  # localhost: Caddy's internal CA
-    assert "reverse_proxy web:8000" in caddyfile
+    assert "reverse_proxy {" in caddyfile and "dynamic a {" in caddyfile
+    assert "name web" in caddyfile and "port 8000" in caddyfile  # every web process
     assert {"caddy_data", "caddy_config"} <= set(compose["volumes"])
     # The web process trusts the proxy's headers: the scheme (secure cookies, no redirect
     # loop, the WebSocket origin check) and the client's address (sign-in throttling).
