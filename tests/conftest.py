@@ -26,13 +26,23 @@ def _missing(what: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
     """The test database's flushes empty the chip ledger, which the database refuses
-    outside ledger maintenance (accounts/migrations/0004): the test database is in it."""
+    outside ledger maintenance (accounts/migrations/0004): the test database is in it.
+
+    At the end, sessions other threads left open on PostgreSQL (the async tests' worker
+    threads keep theirs) are ended, so that the test database can be dropped."""
     from accounts.services import ledger_maintenance_begin
 
     with django_db_blocker.unblock():
         ledger_maintenance_begin("the test database is flushed between tests")
+    yield
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
 
 @pytest.fixture(autouse=True)
