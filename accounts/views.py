@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
@@ -55,7 +56,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(
             request,
             _("Добро пожаловать! На ваш счёт зачислено %(chips)s фишек.")
-            % {"chips": f"{WELCOME_GRANT_CHIPS:,}".replace(",", "\u00a0")},
+            % {"chips": number_format(WELCOME_GRANT_CHIPS, force_grouping=True)},
         )
         return redirect("chips")
     return render(request, "registration/signup.html", {"form": form})

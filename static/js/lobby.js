@@ -4,10 +4,11 @@
 // стол» form to the chosen variant.
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
+// Callers pass the translated text, t("…"), so that makemessages finds the msgid.
 const fmt = (text, values) =>
   window.interpolate
-    ? window.interpolate(t(text), values, true)
-    : t(text).replace(/%\((\w+)\)[sd]/g, (_m, key) => String(values[key]));
+    ? window.interpolate(text, values, true)
+    : text.replace(/%\((\w+)\)[sd]/g, (_m, key) => String(values[key]));
 
 const root = document.getElementById("lobby");
 const tableEl = document.getElementById("lobby-tables");
@@ -54,7 +55,7 @@ function joinState(table, viewer) {
     if (elsewhere) {
       return refused(
         "seated_elsewhere",
-        fmt("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.", {
+        fmt(t("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала."), {
           name: elsewhere.name,
         }),
       );
@@ -63,7 +64,7 @@ function joinState(table, viewer) {
   if (viewer.balance < table.entry_limit) {
     return refused(
       "below_entry_limit",
-      fmt("Нужно не меньше %(limit)s фишек, у вас %(balance)s.", {
+      fmt(t("Нужно не меньше %(limit)s фишек, у вас %(balance)s."), {
         limit: table.entry_limit,
         balance: viewer.balance,
       }),
@@ -99,7 +100,7 @@ function statusOf(table) {
 
 function joinCell(table, join) {
   const url = tableUrl(table.id);
-  const forTable = " " + fmt("за стол «%(name)s»", { name: table.name });
+  const forTable = " " + fmt(t("за стол «%(name)s»"), { name: table.name });
   if (join.state === "join") {
     return [el("a", { class: "button small", href: `${url}?sit=1` }, t("Сесть"), hiddenText(forTable))];
   }
@@ -128,16 +129,16 @@ function setText(node, text) {
 }
 
 function createRow(table) {
-  const label = (text) => ({ "data-label": t(text) });
+  const label = (text) => ({ "data-label": text });
   return el(
     "tr",
     { "data-table-id": String(table.id), "data-variant": table.variant },
-    el("td", { ...label("Стол"), class: "col-name" }, el("a", { href: tableUrl(table.id) })),
-    el("td", { ...label("Вариант"), class: "col-variant" }),
-    el("td", { ...label("Места"), class: "num col-seats" }),
-    el("td", { ...label("Ставки"), class: "col-stakes" }),
-    el("td", { ...label("Лимит входа"), class: "num col-limit" }),
-    el("td", { ...label("Статус"), class: "col-status" }, el("span", { class: "status" })),
+    el("td", { ...label(t("Стол")), class: "col-name" }, el("a", { href: tableUrl(table.id) })),
+    el("td", { ...label(t("Вариант")), class: "col-variant" }),
+    el("td", { ...label(t("Места")), class: "num col-seats" }),
+    el("td", { ...label(t("Ставки")), class: "col-stakes" }),
+    el("td", { ...label(t("Лимит входа")), class: "num col-limit" }),
+    el("td", { ...label(t("Статус")), class: "col-status" }, el("span", { class: "status" })),
     el("td", { class: "col-join" }),
   );
 }

@@ -1,4 +1,5 @@
-"""Russian by default, English available; the compiled catalogue is committed and current."""
+"""Russian by default, English available; the compiled catalogues (templates and Python,
+page scripts) are committed, complete and current."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ import pytest
 from django.urls import reverse
 
 ROOT = Path(__file__).resolve().parents[2]
-PO = ROOT / "locale" / "en" / "LC_MESSAGES" / "django.po"
-MO = PO.with_suffix(".mo")
+CATALOGUES = [
+    ROOT / "locale" / "en" / "LC_MESSAGES" / f"{domain}.po" for domain in ("django", "djangojs")
+]
+CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
-def _po_entries() -> list[dict[str, object]]:
+def _po_entries(po: Path) -> list[dict[str, object]]:
     """(msgid, translations, flags) of each entry of the .po file; enough of the format."""
     entries = []
-    for block in PO.read_text(encoding="utf-8").split("\n\n"):
+    for block in po.read_text(encoding="utf-8").split("\n\n"):
         flags = " ".join(line for line in block.splitlines() if line.startswith("#,"))
         fields: dict[str, str] = {}
         key = None
@@ -50,8 +53,9 @@ def test_language_switcher_turns_the_site_english(client):
     assert '<html lang="en">' in html and "Sign up" in html and "Lobby" in html
 
 
-def test_every_message_has_an_english_translation():
-    entries = _po_entries()
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda po: po.stem)
+def test_every_message_has_an_english_translation(po):
+    entries = _po_entries(po)
     assert len(entries) > 100
     untranslated = [
         e["fields"]["msgid"]
@@ -61,11 +65,12 @@ def test_every_message_has_an_english_translation():
     assert untranslated == []
 
 
-def test_compiled_catalogue_matches_its_source():
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda po: po.stem)
+def test_compiled_catalogue_matches_its_source(po):
     """The committed .mo is what `make messages` would compile from the .po."""
-    with MO.open("rb") as f:
+    with po.with_suffix(".mo").open("rb") as f:
         catalogue = gettext.GNUTranslations(f)
-    for entry in _po_entries():
+    for entry in _po_entries(po):
         fields = entry["fields"]
         if "msgid_plural" in fields:
             assert (
@@ -78,3 +83,22 @@ def test_compiled_catalogue_matches_its_source():
             )
         else:
             assert catalogue.gettext(fields["msgid"]) == fields["msgstr"], fields["msgid"]
+
+
+def test_page_scripts_mark_every_russian_string():
+    """A Russian string literal in static/js is the argument of t(), gettext(), nt() or
+    ngettext(): makemessages extracts only those, so anything else stays Russian in English."""
+    string = r'"(?:[^"\\]|\\.)*"'
+    marked = re.compile(rf"\b(?:t|gettext|nt|ngettext)\(\s*{string}(?:\s*,\s*{string})?")
+    literal = re.compile(rf"{string}|`(?:[^`\\]|\\.)*`|'(?:[^'\\]|\\.)*'")
+    unmarked = []
+    for path in sorted((ROOT / "static" / "js").rglob("*.js")):
+        source = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), path.read_text())
+        for number, line in enumerate(source.splitlines(), 1):
+            code = marked.sub("t()", re.sub(r"^\s*//.*$|\s//.*$", "", line))
+            unmarked += [
+                f"{path.relative_to(ROOT)}:{number}: {match.group(0)}"
+                for match in literal.finditer(code)
+                if CYRILLIC.search(match.group(0))
+            ]
+    assert unmarked == []

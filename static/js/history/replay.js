@@ -7,7 +7,8 @@ import { cardName, cardsElement } from "../cards.js";
 import { cardText, isRed, load } from "./data.js";
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
-const fmt = (text, values) => (window.interpolate ? window.interpolate(t(text), values, true) : text);
+// Callers pass the translated text, t("…"), so that makemessages finds the msgid.
+const fmt = (text, values) => (window.interpolate ? window.interpolate(text, values, true) : text);
 const PLAY_MS = 1400;
 
 const section = document.getElementById("replay");
@@ -111,12 +112,12 @@ function render() {
   stage.replaceChildren();
   stage.dataset.step = String(current);
   stage.dataset.final = step.final ? "1" : "0";
-  const counter = fmt("Шаг %(n)s из %(total)s", { n: current + 1, total: steps.length });
+  const counter = fmt(t("Шаг %(n)s из %(total)s"), { n: current + 1, total: steps.length });
   position.textContent = `${counter}: ${step.title}`;
 
   if (step.log.length) stage.append(logElement(step.log));
   if (scene.facts.length) stage.append(factsElement(scene.facts));
-  if (scene.turn) stage.append(el("p", "turn", fmt("Ход: %(name)s", { name: scene.turn })));
+  if (scene.turn) stage.append(el("p", "turn", fmt(t("Ход: %(name)s"), { name: scene.turn })));
   if (scene.hands.length) stage.append(handsElement(scene.hands));
   if (scene.last) {
     const last = el("section", "last-round");
@@ -129,7 +130,7 @@ function render() {
     scene.rounds.forEach((hands, index) => {
       const round = el("details", "final-round");
       round.open = scene.rounds.length <= 3 || index === scene.rounds.length - 1;
-      const summary = el("summary", "", fmt("Раздача %(n)s", { n: index + 1 }));
+      const summary = el("summary", "", fmt(t("Раздача %(n)s"), { n: index + 1 }));
       const mine = hands.find((hand) => hand.you && hand.note);
       if (mine) summary.append(el("span", "round-note", mine.note));
       round.append(summary, handsElement(hands));

@@ -10,7 +10,8 @@ import {
 import { cardText, isRed, load } from "./data.js";
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
-const fmt = (text, values) => (window.interpolate ? window.interpolate(t(text), values, true) : text);
+// Callers pass the translated text, t("…"), so that makemessages finds the msgid.
+const fmt = (text, values) => (window.interpolate ? window.interpolate(text, values, true) : text);
 
 const form = document.getElementById("verify-form");
 const runButton = document.getElementById("verify-run");
@@ -49,7 +50,7 @@ function cardChip(code) {
 }
 
 function stockLabel(shuffle) {
-  if (!shuffle.fresh) return fmt("сброс: %(n)s карт", { n: shuffle.pile.length });
+  if (!shuffle.fresh) return fmt(t("сброс: %(n)s карт"), { n: shuffle.pile.length });
   return {
     classic: t("колода 52 карты"),
     salon: t("две колоды по 52 карты"),
@@ -108,14 +109,14 @@ async function run() {
   const seed = await derive(serverSeed, fairness.context, clientSeeds, fairness.nonce);
   results.push(addCheck(
     seed === check.seed,
-    fmt("HMAC-SHA256 по ключу сервера над столом, игрой, вариантом и ключами игроков (%(n)s) даёт итоговый ключ игры", { n: clientSeeds.length }),
+    fmt(t("HMAC-SHA256 по ключу сервера над столом, игрой, вариантом и ключами игроков (%(n)s) даёт итоговый ключ игры"), { n: clientSeeds.length }),
     seed,
   ));
   if (check.lot) {
     const chosen = await drawLot(seed, check.lot.seats);
     results.push(addCheck(
       chosen === check.lot.chosen,
-      fmt("Жребий по этому ключу выбирает первого банкира: %(seat)s", { seat: check.lot.chosen }),
+      fmt(t("Жребий по этому ключу выбирает первого банкира: %(seat)s"), { seat: check.lot.chosen }),
     ));
   }
 
@@ -131,14 +132,14 @@ async function run() {
     const stock = shuffle.fresh ? variantStock(check.variant) : shuffle.pile;
     if (!shuffle.fresh && !pileWasDealt(shuffle.pile, dealtSoFar)) pilesOk = false;
     let order = await shuffled(stock, seed, shuffle.number);
-    let title = fmt("Перетасовка №%(n)s (%(stock)s)", { n: shuffle.number, stock: stockLabel(shuffle) });
+    let title = fmt(t("Перетасовка №%(n)s (%(stock)s)"), { n: shuffle.number, stock: stockLabel(shuffle) });
     if (shuffle.cut) {
       if (shuffle.cut.by === "server") {
         const position = await serverCut(seed, shuffle.number, order.length);
         if (position !== shuffle.cut.position) cutsOk = false;
       }
       order = cut(order, shuffle.cut.position);
-      title += ", " + fmt("снята на %(n)s карт", { n: shuffle.cut.position });
+      title += ", " + fmt(t("снята на %(n)s карт"), { n: shuffle.cut.position });
     }
     box.append(el("h4", "", title));
     shuffle.passes.forEach((pass, passIndex) => {
@@ -158,8 +159,8 @@ async function run() {
         if (!ok && derived) item.append(el("span", "neq", "≠"), cardChip(derived));
         item.append(mark(ok));
         item.append(el("span", "visually-hidden", ok
-          ? fmt("карта %(n)s: %(card)s, совпадает", { n: i + 1, card: cardName(card) })
-          : fmt("карта %(n)s: сдана %(card)s, по перетасовке %(derived)s — не совпадает", {
+          ? fmt(t("карта %(n)s: %(card)s, совпадает"), { n: i + 1, card: cardName(card) })
+          : fmt(t("карта %(n)s: сдана %(card)s, по перетасовке %(derived)s — не совпадает"), {
             n: i + 1, card: cardName(card), derived: derived ? cardName(derived) : "—",
           })));
         list.append(item);
@@ -175,15 +176,15 @@ async function run() {
   if (!pilesOk) results.push(addCheck(false, t("Перетасованный сброс состоит из уже сданных карт")));
   results.push(addCheck(
     total > 0 && matched === total,
-    fmt("Сданные карты совпадают с перетасовкой, пересчитанной в браузере: %(matched)s из %(total)s", { matched, total }),
+    fmt(t("Сданные карты совпадают с перетасовкой, пересчитанной в браузере: %(matched)s из %(total)s"), { matched, total }),
   ));
   cardsBox.dataset.total = String(total);
   cardsBox.dataset.matched = String(matched);
 
   if (results.every(Boolean)) {
-    setVerdict(true, fmt("Проверено: отпечаток, итоговый ключ и все %(total)s сданных карт совпали.", { total }));
+    setVerdict(true, fmt(t("Проверено: отпечаток, итоговый ключ и все %(total)s сданных карт совпали."), { total }));
   } else {
-    setVerdict(false, fmt("Не сходится: %(failed)s из %(checks)s проверок не пройдены, совпало карт %(matched)s из %(total)s.", {
+    setVerdict(false, fmt(t("Не сходится: %(failed)s из %(checks)s проверок не пройдены, совпало карт %(matched)s из %(total)s."), {
       failed: results.filter((ok) => !ok).length, checks: results.length, matched, total,
     }));
   }
