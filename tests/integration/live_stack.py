@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -522,6 +522,29 @@ class Conn:
 
     async def wait_closed(self, timeout: float = WS_TIMEOUT) -> None:
         await asyncio.wait_for(self.closed.wait(), timeout)
+
+
+async def run_scenario(
+    stack: Stack,
+    play: Coroutine[Any, Any, None],
+    *,
+    timeout: float,
+    cleanup: Callable[[], Awaitable[None]],
+) -> None:
+    """Run a scenario against the stack within `timeout`: the processes' logs are printed
+    if it fails, and `cleanup` (closing its sockets) runs whatever happens."""
+    try:
+        await asyncio.wait_for(play, timeout)
+    except BaseException:
+        print(stack.logs())
+        raise
+    finally:
+        await cleanup()
+
+
+async def close_all(conns: Iterable[Conn]) -> None:
+    for conn in list(conns):
+        await conn.close()
 
 
 def game_of(frame: Frame) -> dict[str, Any] | None:

@@ -48,6 +48,7 @@ from tests.integration.live_stack import (
     check_ledger,
     check_records,
     check_versions,
+    close_all,
     create_players,
     deal_first_bank,
     has_event,
@@ -57,6 +58,7 @@ from tests.integration.live_stack import (
     play_to_the_end,
     quiet,
     require_redis_server,
+    run_scenario,
     sign_in_async,
     stack_env,
     start_stack,
@@ -197,13 +199,7 @@ class Scene:
 
 
 async def run(stack: Stack, scene: Scene, play: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    try:
-        await asyncio.wait_for(play(), SCENARIO_TIMEOUT)
-    except BaseException:
-        print(stack.logs())
-        raise
-    finally:
-        await scene.close()
+    await run_scenario(stack, play(), timeout=SCENARIO_TIMEOUT, cleanup=scene.close)
 
 
 # --- the database, seen from outside the stack -----------------------------------------
@@ -626,11 +622,4 @@ async def test_two_workers_sweeping_at_once_apply_every_timeout_exactly_once(
             await db(check_frames)(None, watchers[pk], pk)
         assert await db(check_records)() == TABLES
 
-    try:
-        await asyncio.wait_for(play(), SCENARIO_TIMEOUT)
-    except BaseException:
-        print(stack.logs())
-        raise
-    finally:
-        for conn in conns:
-            await conn.close()
+    await run_scenario(stack, play(), timeout=SCENARIO_TIMEOUT, cleanup=lambda: close_all(conns))

@@ -35,12 +35,14 @@ from tests.integration.live_stack import (
     check_frames,
     check_ledger,
     chips,
+    close_all,
     epoch_ms,
     game_of,
     hand_of,
     has_event,
     load_game,
     quiet,
+    run_scenario,
     shows_game,
     sign_in,
     stack_env,
@@ -103,14 +105,12 @@ def table(transactional_db: None, settings: Any) -> Table:
 
 async def test_banker36_bank_with_real_daphne_celery_and_beat(stack: Stack, table: Table) -> None:
     conns: list[Conn] = []
-    try:
-        await asyncio.wait_for(_play(stack, table.pk, conns), SCENARIO_TIMEOUT)
-    except BaseException:
-        print(stack.logs())
-        raise
-    finally:
-        for conn in conns:
-            await conn.close()
+    await run_scenario(
+        stack,
+        _play(stack, table.pk, conns),
+        timeout=SCENARIO_TIMEOUT,
+        cleanup=lambda: close_all(conns),
+    )
 
 
 async def _play(stack: Stack, table_id: int, conns: list[Conn]) -> None:

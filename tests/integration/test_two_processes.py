@@ -34,6 +34,7 @@ from tests.integration.live_stack import (
     check_ledger,
     check_records,
     check_versions,
+    close_all,
     hand_of,
     has_event,
     open_retrying,
@@ -41,6 +42,7 @@ from tests.integration.live_stack import (
     play_to_the_end,
     quiet,
     require_redis_server,
+    run_scenario,
     shows_game,
     sign_in_async,
     stack_env,
@@ -93,14 +95,12 @@ async def test_players_on_two_web_processes_see_one_game_and_survive_one_dying(
     stack: Stack, table: Table
 ) -> None:
     conns: list[Conn] = []
-    try:
-        await asyncio.wait_for(_play(stack, table.pk, conns), SCENARIO_TIMEOUT)
-    except BaseException:
-        print(stack.logs())
-        raise
-    finally:
-        for conn in conns:
-            await conn.close()
+    await run_scenario(
+        stack,
+        _play(stack, table.pk, conns),
+        timeout=SCENARIO_TIMEOUT,
+        cleanup=lambda: close_all(conns),
+    )
 
 
 async def _play(stack: Stack, table_id: int, conns: list[Conn]) -> None:
