@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run test lint format bench messages clean
+.PHONY: install run test lint format bench bench-live messages clean
 
 install: $(STAMP)
 
@@ -42,6 +42,13 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# Live tables under load against an echo baseline (benchmarks/live.py): starts daphne, a
+# Celery worker and beat on this machine's PostgreSQL and Redis (BENCH_PG_URL, default
+# postgres://postgres@127.0.0.1:5432/postgres; BENCH_REDIS_URL, default db 13, flushed),
+# in a database of its own. About 10 minutes; BENCH_ARGS=--quick for a one-minute smoke.
+bench-live: $(STAMP)
+	$(BIN)/python -m benchmarks.live $(BENCH_ARGS)
 
 # Recompile translations after editing locale/*/LC_MESSAGES/django{,js}.po (needs gettext's
 # msgfmt). The compiled .mo files are committed, so `make run` never needs gettext.
