@@ -145,3 +145,33 @@ def test_service_urls_switch_to_postgres_redis_layer_and_celery_broker():
         "redis://redis.invalid:6379/0",
         "False",
     ]
+
+
+def test_postgresql_connections_are_pooled_unless_persistent_ones_are_asked_for():
+    code = (
+        "import django; django.setup(); from django.conf import settings as s;"
+        "d = s.DATABASES['default'];"
+        "print(bool(d.get('OPTIONS', {}).get('pool')), d['CONN_MAX_AGE'])"
+    )
+    base = {k: v for k, v in os.environ.items() if k not in {"CONN_MAX_AGE", "DATABASE_POOL"}}
+
+    def run(**env: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={
+                **base,
+                "DEBUG": "true",
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "DATABASE_URL": "postgres://u@db.invalid:5432/x",
+                **env,
+            },
+            check=True,
+        )
+        return done.stdout.split()
+
+    assert run() == ["True", "0"]
+    assert run(DATABASE_POOL="false") == ["False", "0"]
+    assert run(CONN_MAX_AGE="60") == ["False", "60"]  # Django refuses both at once
