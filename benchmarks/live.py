@@ -58,10 +58,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
+
+from benchmarks import http_login
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -543,48 +544,12 @@ def create_players(count: int) -> list[str]:
 # --- HTTP: the real login form ---------------------------------------------------------
 
 
-def http_request(
-    port: int,
-    method: str,
-    path: str,
-    body: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> tuple[int, str, dict[str, str]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HTTP_TIMEOUT)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        text = response.read().decode("utf-8", errors="replace")
-        cookies: dict[str, str] = {}
-        for header in response.headers.get_all("Set-Cookie") or []:
-            jar: SimpleCookie = SimpleCookie()
-            jar.load(header)
-            cookies.update({name: morsel.value for name, morsel in jar.items()})
-        return response.status, text, cookies
-    finally:
-        conn.close()
+def http_request(port: int, method: str, path: str) -> tuple[int, str, dict[str, str]]:
+    return http_login.http_request(port, method, path, timeout=HTTP_TIMEOUT)
 
 
 def sign_in(port: int, username: str) -> str:
-    """GET /login/ for the CSRF cookie and token, POST the form; the session cookie."""
-    status, page, cookies = http_request(port, "GET", "/login/")
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-    if status != 200 or not token or "csrftoken" not in cookies:
-        raise RuntimeError(f"GET /login/ answered {status} without a CSRF token")
-    form = {"csrfmiddlewaretoken": token.group(1), "username": username, "password": PASSWORD}
-    status, _page, answer = http_request(
-        port,
-        "POST",
-        "/login/",
-        body=urlencode(form),
-        headers={
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Cookie": f"csrftoken={cookies['csrftoken']}",
-        },
-    )
-    if status != 302 or not answer.get("sessionid"):
-        raise RuntimeError(f"{username} was not signed in: HTTP {status}")
-    return f"sessionid={answer['sessionid']}"
+    return http_login.sign_in(port, username, PASSWORD, timeout=HTTP_TIMEOUT)
 
 
 def sign_in_all(port: int, names: list[str]) -> dict[str, str]:

@@ -27,10 +27,9 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -40,6 +39,7 @@ from websockets.exceptions import ConnectionClosed
 
 from accounts.models import Account, LedgerEntry, User
 from accounts.services import GRANTS_ACCOUNT_CODE, WELCOME_GRANT_CHIPS
+from benchmarks import http_login
 from games import engine
 from games.record import replay
 from tables import services
@@ -338,47 +338,12 @@ def start_stack(stack: Stack) -> Stack:
 # --- HTTP: the real login form ---------------------------------------------------------
 
 
-def _http(
-    port: int,
-    method: str,
-    path: str,
-    body: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> tuple[int, str, dict[str, str]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HTTP_TIMEOUT)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        text = response.read().decode("utf-8", errors="replace")
-        cookies: dict[str, str] = {}
-        for header in response.headers.get_all("Set-Cookie") or []:
-            jar: SimpleCookie = SimpleCookie()
-            jar.load(header)
-            cookies.update({name: morsel.value for name, morsel in jar.items()})
-        return response.status, text, cookies
-    finally:
-        conn.close()
+def _http(port: int, method: str, path: str) -> tuple[int, str, dict[str, str]]:
+    return http_login.http_request(port, method, path, timeout=HTTP_TIMEOUT)
 
 
 def sign_in(port: int, username: str) -> str:
-    """GET /login/ for the CSRF cookie and token, POST the form; the session cookie."""
-    status, page, cookies = _http(port, "GET", "/login/")
-    assert status == 200, f"GET /login/ answered {status}"
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-    assert token and "csrftoken" in cookies, "the login form has no CSRF token"
-    form = {"csrfmiddlewaretoken": token.group(1), "username": username, "password": PASSWORD}
-    status, page, answer = _http(
-        port,
-        "POST",
-        "/login/",
-        body=urlencode(form),
-        headers={
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Cookie": f"csrftoken={cookies['csrftoken']}",
-        },
-    )
-    assert status == 302 and answer.get("sessionid"), f"{username} not signed in: {status}"
-    return f"sessionid={answer['sessionid']}"
+    return http_login.sign_in(port, username, PASSWORD, timeout=HTTP_TIMEOUT)
 
 
 async def sign_in_async(port: int, username: str) -> str:
