@@ -160,7 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     strategy = commands.add_parser(
         "strategy", help="print a variant's computed optimal chart and expected return"
     )
-    strategy.add_argument("--variant", required=True, choices=("blackjack", "classic", "banker36"))
+    strategy.add_argument(
+        "--variant", required=True, choices=("blackjack", "classic", "banker36", "solo")
+    )
     strategy.set_defaults(run=_strategy)
 
     simulate = commands.add_parser(

@@ -4,6 +4,7 @@
 * `classic` — the hit/stand chart that maximises expected points, and those points.
 * `banker36` — the duel's optimal draw/stand play, the first-card EV (bet signal) and the
   expected return per chip.
+* `solo` — the same duel without five pictures: optimal play and the return per coin bet.
 
 Pure computation: standard library only, deterministic, memoised per process.
 `main_strategy(variant)` returns the text `python -m games strategy --variant KEY` prints.
@@ -11,7 +12,7 @@ Pure computation: standard library only, deterministic, memoised per process.
 
 from __future__ import annotations
 
-from games.strategy import banker36, blackjack, classic
+from games.strategy import banker36, blackjack, classic, solo
 from games.strategy.banker36 import Banker36Strategy
 from games.strategy.blackjack import BlackjackStrategy
 from games.strategy.classic import ClassicStrategy
@@ -26,9 +27,10 @@ __all__ = [
     "classic",
     "format_chart",
     "main_strategy",
+    "solo",
 ]
 
-VARIANTS = ("blackjack", "classic", "banker36")
+VARIANTS = ("blackjack", "classic", "banker36", "solo")
 
 _UPCARDS = "23456789TA"
 _LEGEND = "H hit   S stand   Dh double, else hit   Ds double, else stand   P split"
@@ -95,17 +97,31 @@ def _format_classic(strategy: ClassicStrategy) -> str:
         *_grid("Soft", soft),
         "",
         f"Expected points per round for one player playing this chart: "
+        f"{100 * classic.exact_expected_return(strategy):+.2f} (exact: every card drawn "
+        "without replacement)",
+        f"The chart's model (initial removal, used to choose each cell): "
         f"{strategy.expected_points:+.2f}",
     ]
     return "\n".join(lines)
 
 
 def _format_banker36(strategy: Banker36Strategy) -> str:
-    columns = [None, 1, 2, 3, 4]
-    names = ["mixed", "1 pic", "2 pics", "3 pics", "4 pics"]
+    solo_game = not strategy.five_pictures
+    columns = [None, 1, 2, 3, 4] + ([5] if solo_game else [])
+    names = ["mixed", "1 pic", "2 pics", "3 pics", "4 pics"] + (["5 pics"] if solo_game else [])
+    if solo_game:
+        title = (
+            "solo round: draw or stand against a banker who draws to 17 and wins ties "
+            "(36-card deck reshuffled every round; golden point counts 21, five pictures "
+            "do not)"
+        )
+    else:
+        title = (
+            "banker36 duel: draw or stand against a banker who draws to 17 and wins ties "
+            "(36-card deck; golden point and five pictures count 21)"
+        )
     lines = [
-        "banker36 duel: draw or stand against a banker who draws to 17 and wins ties "
-        "(36-card deck; golden point and five pictures count 21)",
+        title,
         "D draw   S stand   . cannot occur   "
         "(columns: hands with a 6-10 in them, or all J/Q/K/A with that many cards)",
         "",
@@ -124,14 +140,20 @@ def _format_banker36(strategy: Banker36Strategy) -> str:
             "Exact composition overrides the chart for: "
             + ", ".join(f"{cards} ({action})" for cards, action in strategy.exceptions)
         )
+    unit = "coin" if solo_game else "chip"
+    positive = ", ".join(r for r, ev in strategy.first_card_evs.items() if ev > 0)
     lines += [
         "",
-        "EV per chip by first card: "
+        f"EV per {unit} by first card (exact): "
         + "  ".join(f"{r} {ev:+.4f}" for r, ev in strategy.first_card_evs.items()),
-        "Hard AI bets the largest offer on: "
-        + ", ".join(r for r, ev in strategy.first_card_evs.items() if ev > 0),
-        f"Expected return per chip bet, optimal play: {strategy.expected_return:+.5f}"
-        f" (playing the chart only: {strategy.chart_expected_return:+.5f})",
+        (
+            f"Best bet: the largest allowed on {positive}, else 1 coin"
+            if solo_game
+            else f"Hard AI bets the largest offer on: {positive}"
+        ),
+        f"Expected return per {unit} bet, optimal play (exact): "
+        f"{strategy.expected_return:+.5f} (playing the chart only: "
+        f"{strategy.chart_expected_return:+.5f})",
     ]
     return "\n".join(lines)
 
@@ -148,7 +170,7 @@ def format_chart(strategy: BlackjackStrategy | ClassicStrategy | Banker36Strateg
 def main_strategy(variant: str) -> str:
     """The text of `python -m games strategy --variant KEY`.
 
-    Raises ValueError for a variant without a strategy computation (`salon`, `solo`).
+    Raises ValueError for a variant without a strategy computation (`salon`).
     """
     if variant == "blackjack":
         return format_chart(blackjack.compute_strategy())
@@ -156,6 +178,8 @@ def main_strategy(variant: str) -> str:
         return format_chart(classic.compute_strategy())
     if variant == "banker36":
         return format_chart(banker36.compute_strategy())
+    if variant == "solo":
+        return format_chart(solo.compute_strategy())
     raise ValueError(
         f"no strategy computation for variant {variant!r}; available: {', '.join(VARIANTS)}"
     )

@@ -46,12 +46,13 @@ def rank_index(text: str) -> int:
     return RANKS.index(raw[0])
 
 
-def hand_total(cards: Multiset) -> int:
-    """Total of a hand given as counts per rank; golden point / five pictures count 21."""
+def hand_total(cards: Multiset, five_pictures: bool = True) -> int:
+    """Total of a hand given as counts per rank; golden point (and, in `banker36`, five
+    pictures) count 21."""
     n = sum(cards)
     if n == 2 and cards[ACE] == 2:
         return 21
-    if n == 5 and all(cards[r] == 0 for r in range(9) if r not in PICTURES):
+    if five_pictures and n == 5 and all(cards[r] == 0 for r in range(9) if r not in PICTURES):
         return 21
     return sum(v * c for v, c in zip(VALUES, cards, strict=True))
 
@@ -61,7 +62,9 @@ def _add(cards: Multiset, rank: int) -> Multiset:
 
 
 @cache
-def _banker_graph() -> tuple[tuple[int, ...], tuple[tuple[tuple[int, int, int], ...], ...]]:
+def _banker_graph(
+    five_pictures: bool = True,
+) -> tuple[tuple[int, ...], tuple[tuple[tuple[int, int, int], ...], ...]]:
     """The banker's open hands (card multisets) in drawing order and their transitions.
 
     A transition is ``(rank, already_held_of_rank, target)``: a target >= 0 is another
@@ -80,7 +83,7 @@ def _banker_graph() -> tuple[tuple[int, ...], tuple[tuple[tuple[int, int, int], 
             if hand[r] >= COPIES:
                 continue
             nxt = _add(hand, r)
-            total = hand_total(nxt)
+            total = hand_total(nxt, five_pictures)
             if total > 21:
                 target = -1 - 5
             elif total >= 17:
@@ -96,12 +99,12 @@ def _banker_graph() -> tuple[tuple[int, ...], tuple[tuple[tuple[int, int, int], 
 
 
 @cache
-def banker_distribution(player: Multiset) -> tuple[float, ...]:
+def banker_distribution(player: Multiset, five_pictures: bool = True) -> tuple[float, ...]:
     """The banker's final total: probabilities for 17, 18, 19, 20, 21 and bust.
 
     The banker draws from the deck minus the player's cards, from no cards, while below 17.
     """
-    drawn, rows = _banker_graph()
+    drawn, rows = _banker_graph(five_pictures)
     left = [DECK[r] - player[r] for r in range(9)]
     n_left = sum(left)
     reach = [0.0] * len(rows)
@@ -123,18 +126,18 @@ def banker_distribution(player: Multiset) -> tuple[float, ...]:
     return tuple(out)
 
 
-def stand_ev(player: Multiset) -> float:
+def stand_ev(player: Multiset, five_pictures: bool = True) -> float:
     """EV (per chip) of stopping with `player` (a total below 21)."""
-    total = hand_total(player)
-    dist = banker_distribution(player)
+    total = hand_total(player, five_pictures)
+    dist = banker_distribution(player, five_pictures)
     win = dist[5] + sum(dist[k] for k in range(5) if 17 + k < total)
     return 2.0 * win - 1.0
 
 
 @cache
-def _value(player: Multiset) -> tuple[float, float, float]:
+def _value(player: Multiset, five_pictures: bool = True) -> tuple[float, float, float]:
     """(best EV, stand EV, draw EV) of a hand that is still open."""
-    stand = stand_ev(player)
+    stand = stand_ev(player, five_pictures)
     n_left = sum(DECK) - sum(player)
     draw = 0.0
     for r in range(9):
@@ -142,13 +145,13 @@ def _value(player: Multiset) -> tuple[float, float, float]:
         if available <= 0:
             continue
         nxt = _add(player, r)
-        total = hand_total(nxt)
+        total = hand_total(nxt, five_pictures)
         if total == 21:
             v = 1.0
         elif total > 21:
             v = -1.0
         else:
-            v = _value(nxt)[0]
+            v = _value(nxt, five_pictures)[0]
         draw += available / n_left * v
     return max(stand, draw), stand, draw
 
@@ -170,17 +173,18 @@ def _ranks_text(cards: Multiset) -> str:
 StateKey = tuple[int, int | None]
 
 
-def state_key(cards: Multiset) -> StateKey:
+def state_key(cards: Multiset, five_pictures: bool = True) -> StateKey:
     """What the chart is keyed by: the total, and the number of cards while every card
     is a picture (J/Q/K/A; five of them make 21, two aces make golden point), else None."""
     n = sum(cards)
     all_pictures = all(cards[r] == 0 for r in range(9) if r not in PICTURES)
-    return hand_total(cards), (n if all_pictures else None)
+    return hand_total(cards, five_pictures), (n if all_pictures else None)
 
 
 @dataclass(frozen=True)
 class Banker36Strategy:
-    """The optimal play for one duel, from a fresh 36-card deck."""
+    """The optimal play for one duel, from a fresh 36-card deck (`five_pictures`: whether
+    five pictures count 21, as in `banker36`; `solo` has golden point only)."""
 
     # (total, cards-if-all-pictures) -> "draw" | "stand"; only keys that occur.
     chart: Mapping[StateKey, str]
@@ -190,15 +194,21 @@ class Banker36Strategy:
     chart_expected_return: float  # the same playing the chart instead of exact composition
     # Reachable hands whose exact best play differs from their chart cell: (ranks, action).
     exceptions: tuple[tuple[str, str], ...]
+    five_pictures: bool = True
 
-    def should_draw(self, cards: Sequence[str]) -> bool:
-        """Exact optimal decision for a hand (its own cards only)."""
+    def values(self, cards: Sequence[str]) -> tuple[float, float]:
+        """Exact (stand, draw) EVs per chip of an open hand, from its own cards only."""
         hand = _cards(cards)
         if sum(hand) == 0:
             raise ValueError("a hand has at least one card")
-        if hand_total(hand) >= 21:
+        if hand_total(hand, self.five_pictures) >= 21:
             raise ValueError("the hand is already settled")
-        _, stand, draw = _value(hand)
+        _, stand, draw = _value(hand, self.five_pictures)
+        return stand, draw
+
+    def should_draw(self, cards: Sequence[str]) -> bool:
+        """Exact optimal decision for a hand (its own cards only)."""
+        stand, draw = self.values(cards)
         return draw > stand
 
     def decision(self, cards: Sequence[str]) -> str:
@@ -220,7 +230,7 @@ class Banker36Strategy:
         return self.first_card_ev(card_rank) > 0.0
 
 
-def _reach(draws: Callable[[Multiset], bool]) -> dict[Multiset, float]:
+def _reach(draws: Callable[[Multiset], bool], five_pictures: bool) -> dict[Multiset, float]:
     """Probability of meeting each open hand (first card random) when drawing per `draws`."""
     reach: dict[Multiset, float] = {}
     layer = {_add((0,) * 9, r): DECK[r] / sum(DECK) for r in range(9)}
@@ -236,51 +246,53 @@ def _reach(draws: Callable[[Multiset], bool]) -> dict[Multiset, float]:
                 if available <= 0:
                     continue
                 nxt = _add(hand, r)
-                if hand_total(nxt) < 21:
+                if hand_total(nxt, five_pictures) < 21:
                     following[nxt] = following.get(nxt, 0.0) + p * available / n_left
         layer = following
     return reach
 
 
-def _key_sums(reach: Mapping[Multiset, float]) -> dict[StateKey, list[float]]:
+def _key_sums(reach: Mapping[Multiset, float], five_pictures: bool) -> dict[StateKey, list[float]]:
     """Per chart key: [weight, weighted stand EV, weighted draw EV]."""
     sums: dict[StateKey, list[float]] = {}
     for hand, p in reach.items():
-        _, stand, draw = _value(hand)
-        acc = sums.setdefault(state_key(hand), [0.0, 0.0, 0.0])
+        _, stand, draw = _value(hand, five_pictures)
+        acc = sums.setdefault(state_key(hand, five_pictures), [0.0, 0.0, 0.0])
         acc[0] += p
         acc[1] += p * stand
         acc[2] += p * draw
     return sums
 
 
-def _compute() -> Banker36Strategy:
+def _compute(five_pictures: bool) -> Banker36Strategy:
+    fp = five_pictures
+
     # Reach probabilities of every open hand under the optimal play, for the chart.
-    first_evs = {RANKS[r]: _value(_add((0,) * 9, r))[0] for r in range(9)}
+    first_evs = {RANKS[r]: _value(_add((0,) * 9, r), fp)[0] for r in range(9)}
     expected = sum(DECK[r] / sum(DECK) * first_evs[RANKS[r]] for r in range(9))
 
     # The chart weighs each hand by how often optimal play meets it; keys optimal play
     # never meets (it stood earlier) are weighed by how often drawing on meets them.
-    reach = _reach(lambda hand: _value(hand)[2] > _value(hand)[1])
-    sums = _key_sums(reach)
-    for key, acc in _key_sums(_reach(lambda hand: True)).items():
+    reach = _reach(lambda hand: _value(hand, fp)[2] > _value(hand, fp)[1], fp)
+    sums = _key_sums(reach, fp)
+    for key, acc in _key_sums(_reach(lambda hand: True, fp), fp).items():
         sums.setdefault(key, acc)
     chart = {k: (DRAW if a[2] > a[1] else STAND) for k, a in sums.items()}
     chart_evs = {k: (a[1] / a[0], a[2] / a[0]) for k, a in sums.items()}
     exceptions = []
     for hand in reach:
-        _, stand, draw = _value(hand)
+        _, stand, draw = _value(hand, fp)
         exact = DRAW if draw > stand else STAND
-        if exact != chart[state_key(hand)]:
+        if exact != chart[state_key(hand, fp)]:
             exceptions.append((_ranks_text(hand), exact))
-    exceptions.sort(key=lambda item: (hand_total(_cards(item[0].split())), item[0]))
+    exceptions.sort(key=lambda item: (hand_total(_cards(item[0].split()), fp), item[0]))
 
     @cache
     def chart_value(hand: Multiset) -> float:
-        total, pictures = state_key(hand)
+        total, pictures = state_key(hand, fp)
         action = chart.get((total, pictures), STAND if total >= 17 else DRAW)
         if action == STAND:
-            return stand_ev(hand)
+            return stand_ev(hand, fp)
         n_left = sum(DECK) - sum(hand)
         ev = 0.0
         for r in range(9):
@@ -288,7 +300,7 @@ def _compute() -> Banker36Strategy:
             if available <= 0:
                 continue
             nxt = _add(hand, r)
-            t = hand_total(nxt)
+            t = hand_total(nxt, fp)
             ev += available / n_left * (1.0 if t == 21 else -1.0 if t > 21 else chart_value(nxt))
         return ev
 
@@ -300,13 +312,15 @@ def _compute() -> Banker36Strategy:
         expected_return=expected,
         chart_expected_return=chart_expected,
         exceptions=tuple(exceptions),
+        five_pictures=fp,
     )
 
 
 @cache
-def compute_strategy() -> Banker36Strategy:
-    """The optimal duel play and its figures (memoised)."""
-    return _compute()
+def compute_strategy(five_pictures: bool = True) -> Banker36Strategy:
+    """The optimal duel play and its figures (memoised); `five_pictures=False` is the
+    `solo` duel (games.strategy.solo)."""
+    return _compute(five_pictures)
 
 
 def first_card_ev(card_rank: str) -> float:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from games.strategy import VARIANTS, banker36, blackjack, classic, format_chart, main_strategy
+from games.strategy import (
+    VARIANTS,
+    banker36,
+    blackjack,
+    classic,
+    format_chart,
+    main_strategy,
+    solo,
+)
 
 
 def _table(text: str, title: str) -> list[list[str]]:
@@ -38,6 +46,27 @@ def test_classic_text_has_hit_stand_tables_and_expected_points():
     assert f"{classic.expected_points():+.2f}" in text
 
 
+def test_the_classic_command_prints_the_exact_minus_1_97_and_says_which_figure_is_which():
+    text = main_strategy("classic")
+    exact = next(line for line in text.splitlines() if "exact" in line)
+    assert exact == (
+        "Expected points per round for one player playing this chart: -1.97 "
+        "(exact: every card drawn without replacement)"
+    )
+    model = next(line for line in text.splitlines() if "model" in line)
+    assert model.endswith(": -1.93") and "initial removal" in model
+
+
+def test_solo_text_has_the_policy_the_bet_rule_and_the_return_per_coin():
+    text = main_strategy("solo")
+    rows = _table(text, "Total")
+    assert [int(row[0]) for row in rows] == list(range(2, 21))
+    assert {c for row in rows for c in row[1:]} <= {"D", "S", "."}
+    assert "five pictures do not" in text
+    assert "Best bet: the largest allowed on T, A, else 1 coin" in text
+    assert f"per coin bet, optimal play (exact): {solo.expected_return():+.5f}" in text
+
+
 def test_banker36_text_has_the_policy_by_total_and_the_return_line():
     text = main_strategy("banker36")
     rows = _table(text, "Total")
@@ -52,7 +81,7 @@ def test_format_chart_renders_any_computed_strategy():
     assert format_chart(banker36.compute_strategy()) == main_strategy("banker36")
 
 
-@pytest.mark.parametrize("variant", ["salon", "solo", "poker"])
+@pytest.mark.parametrize("variant", ["salon", "poker"])
 def test_variants_without_a_strategy_computation_are_refused(variant):
     assert variant not in VARIANTS
     with pytest.raises(ValueError, match="no strategy computation"):
