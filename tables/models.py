@@ -367,6 +367,8 @@ class Game(models.Model):
     # The engine version whose decision already got a reconnect grace (one per decision).
     grace_version = models.PositiveIntegerField(null=True, blank=True)
     result = models.JSONField(_("результат"), null=True, blank=True)
+    # How many of `actions` the decision review has looked at (tables.reviews).
+    reviewed_actions = models.PositiveIntegerField(_("ходов разобрано"), default=0)
     started_at = models.DateTimeField(_("начата"), auto_now_add=True)
     finished_at = models.DateTimeField(_("окончена"), null=True, blank=True)
 
@@ -422,6 +424,54 @@ class GameEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} v{self.version}"
+
+
+class Decision(models.Model):
+    """One decision a player made, with the value of every option they had, computed from
+    their seat's view alone (games.strategy.review). Written only by tables.reviews."""
+
+    game = models.ForeignKey(
+        Game, verbose_name=_("игра"), on_delete=models.CASCADE, related_name="decisions"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("игрок"),
+        on_delete=models.CASCADE,
+        related_name="decisions",
+    )
+    variant = models.CharField(_("вариант"), max_length=16, choices=variant_choices)
+    seat = models.CharField(_("место"), max_length=160)
+    # The index of the decision's action in the game's record, and its round there.
+    number = models.PositiveIntegerField(_("ход №"))
+    round = models.PositiveIntegerField(_("раздача"))
+    # e.g. "hard16:T", "soft18:A", "pair8:T", "total14", "bet:A" (games.strategy.review)
+    situation = models.CharField(_("положение"), max_length=32)
+    options = models.JSONField(_("варианты"))  # [{"action", "amount"?, "value"}]
+    chosen = models.JSONField(_("выбрано"))
+    best = models.JSONField(_("лучшее"))
+    loss = models.FloatField(_("потеря"))  # best value − chosen value, ≥ 0
+    timeout = models.BooleanField(_("время вышло"), default=False)
+    reviewed_at = models.DateTimeField(_("разобрано"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("решение")
+        verbose_name_plural = _("решения")
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="decision_once_per_action")
+        ]
+        indexes = [models.Index(fields=["user", "variant"], name="decision_user_variant")]
+
+    def __str__(self) -> str:
+        return f"{self.game} #{self.number} {self.situation}"
+
+    @property
+    def mistake(self) -> bool:
+        return self.loss > MISTAKE_EPSILON
+
+
+# Values are stored to 4 decimals: a loss below this is a best choice (a tie or rounding).
+MISTAKE_EPSILON = 1e-9
 
 
 class ClientCommand(models.Model):

@@ -669,6 +669,14 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
     else:
         table.next_game_at = None
     transaction.on_commit(broadcast.lobby_changed)
+    transaction.on_commit(lambda: _review_later(game.pk), robust=True)
+
+
+def _review_later(game_id: int) -> None:
+    """The decision review of a game that ended (tables.reviews), by a Celery worker."""
+    from tables.tasks import review_game
+
+    review_game.delay(game_id)
 
 
 def _last_events(game: Game) -> list[dict[str, Any]]:

@@ -2,8 +2,9 @@
 
 from django.urls import path
 
-from tables import pages
+from tables import coach, pages
 
 urlpatterns = [
     path("tables/<int:table_id>/", pages.table_page, name="table"),
+    path("tables/<int:table_id>/coach.json", coach.coach_state, name="coach_state"),
 ]

@@ -1,0 +1,134 @@
+"""The decision review stored with the hand history, and the coach's JSON for a seated
+player of a solo or blackjack table: values from the seat's own view, the last round's
+mistakes and the session's summary."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.urls import reverse
+
+from games import engine
+from games.strategy import solo
+from games.strategy.review import assess
+from tables import services
+from tables.models import Decision, Game
+from tables.reviews import game_review
+from tests.tables.live_helpers import play_game_randomly, playing
+
+
+@pytest.fixture
+def solo_table(db, make_user, settings):
+    settings.GAME_INTERLUDE_SECONDS = 3600
+    ann = make_user("ann")
+    table = services.table_open(by=ann, variant="solo", private=True)
+    services.seat_take(table=table, player=ann)
+    return table, ann
+
+
+def _act(table, user, **action):
+    return services.game_act(table=table, player=user, action=action, version=None)
+
+
+def test_the_coach_shows_the_values_of_the_bet_and_then_of_draw_and_stand(client, solo_table):
+    table, ann = solo_table
+    client.force_login(ann)
+    game = playing(table)
+    first = game.state["hand"][0]
+    data = client.get(reverse("coach_state", args=[table.pk])).json()
+    assert data["type"] == "coach" and data["unit"] == "coins"
+    hint = data["hint"]
+    assert hint["situation"].startswith("bet:")
+    ev = solo.first_card_ev(first)
+    amounts = {o["amount"]: o["value"] for o in hint["options"]}
+    assert amounts[1] == pytest.approx(ev, abs=1e-4)
+    best = max(amounts, key=amounts.get)
+    assert next(o for o in hint["options"] if o["best"])["amount"] == best
+    assert hint["chosen"] is None and hint["loss"] is None
+
+    _act(table, ann, action="bet", amount=100)
+    hint = client.get(reverse("coach_state", args=[table.pk])).json()["hint"]
+    assert {o["action"] for o in hint["options"]} == {"hit", "stand"}
+    stand, draw = solo.compute_strategy().values([first])
+    values = {o["action"]: o["value"] for o in hint["options"]}
+    assert values == {
+        "hit": pytest.approx(100 * draw, abs=1e-3),
+        "stand": pytest.approx(100 * stand, abs=1e-3),
+    }
+    assert {o["label"] for o in hint["options"]} == {"Ещё карту", "Хватит"}
+
+
+def test_a_finished_round_is_reviewed_with_its_mistakes_and_the_session_summary(client, solo_table):
+    table, ann = solo_table
+    client.force_login(ann)
+    game = playing(table)
+    # Stand on the first card whatever it is: below 11 drawing is always better, so a
+    # stand on a 6..9 or J/Q/K is a mistake the review must show with its cost.
+    _act(table, ann, action="bet", amount=10)
+    _act(table, ann, action="stand")
+    data = client.get(reverse("coach_state", args=[table.pk])).json()
+    assert data["hint"] is None  # the round is over: nothing to decide but the next round
+    last = data["last_round"]
+    assert last["round"] == 1 and len(last["decisions"]) == 2
+    stand = last["decisions"][1]
+    assert stand["chosen"] == "Хватит"
+    first = game.state["hand"][0]
+    s, d = solo.compute_strategy().values([first])
+    assert stand["loss"] == pytest.approx(max(0.0, 10 * (d - s)), abs=1e-3)
+    assert stand["mistake"] == (d > s)
+    session = data["session"]
+    assert session["decisions"] == 2
+    stored = Decision.objects.filter(game=game, user=ann).order_by("number")
+    assert [d.number for d in stored] == [0, 1]
+    assert stored[0].situation == f"bet:{'T' if first[0] == 'T' else first[0]}"
+
+
+def test_the_coach_is_for_seated_players_of_training_tables_only(client, solo_table, make_user):
+    table, _ann = solo_table
+    bob = make_user("bob")
+    client.force_login(bob)
+    response = client.get(reverse("coach_state", args=[table.pk]))
+    assert response.status_code == 403 and response.json()["code"] == "not_seated"
+    classic = services.table_create(variant="classic", name="К", created_by=bob)
+    response = client.get(reverse("coach_state", args=[classic.pk]))
+    assert response.status_code == 400 and response.json()["code"] == "not_coached"
+    client.logout()
+    assert client.get(reverse("coach_state", args=[table.pk])).status_code == 302
+
+
+def test_a_game_that_ends_is_reviewed_once_with_every_human_decision(
+    db, make_user, settings, django_capture_on_commit_callbacks
+):
+    settings.GAME_INTERLUDE_SECONDS = 3600
+    ann, bob = make_user("ann"), make_user("bob")
+    table = services.table_create(variant="classic", name="Классика", created_by=ann)
+    services.seat_take(table=table, player=ann)
+    services.seat_take(table=table, player=bob)
+    services.game_start(table=table, by=ann)
+    with django_capture_on_commit_callbacks(execute=True):
+        game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(3))
+    assert game.status == Game.Status.FINISHED
+    game.refresh_from_db()
+    assert game.reviewed_actions == len(game.actions)  # the task ran (eager) on commit
+    decisions = list(Decision.objects.filter(game=game).order_by("number"))
+    hits_and_stands = [
+        n for n, a in enumerate(game.actions) if a["action"] in ("hit", "stand", "timeout")
+    ]
+    assert [d.number for d in decisions] == hits_and_stands
+    assert {d.user_id for d in decisions} == {ann.pk, bob.pk}
+    assert all(d.loss >= 0 and d.situation[:4] in ("hard", "soft", "pair") for d in decisions)
+    assert game_review(game) == 0  # nothing new: each decision is stored once
+    assert Decision.objects.filter(game=game).count() == len(decisions)
+    # Each stored value is the one the seat's own view gives at that point of the replay.
+    record = services.game_record(game)
+    state, _ = engine.new_game(
+        "classic", seats=record["seats"], options=record["options"], seed=record["seed"]
+    )
+    by_number = {d.number: d for d in decisions}
+    for n, action in enumerate(record["actions"]):
+        if n in by_number:
+            assessment = assess("classic", engine.view(state, action["seat"]))
+            stored = {o["action"]: o["value"] for o in by_number[n].options}
+            assert stored == {o.action: round(o.value, 4) for o in assessment.options}
+        state, _ = engine.apply(state, action)
