@@ -107,4 +107,5 @@ def game_replay_data(request: HttpRequest, game_id: int) -> JsonResponse:
         return JsonResponse({"game": game.pk, "status": game.status, "commitment": game.commitment})
     data = replay(game, seat)
     data["status"] = game.status
+    data["unit"] = _unit(game)
     return JsonResponse(data, json_dumps_params={"ensure_ascii": False})

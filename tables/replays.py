@@ -24,7 +24,10 @@ from django.utils.translation import gettext as _
 from games import engine
 from games import shoe as shoes
 from games.cards import shoe as fresh_stock
-from tables.models import Game
+from games.strategy.review import summary
+from tables.coach import decision_dict, described
+from tables.models import Decision, Game
+from tables.reviews import game_review
 from tables.services import game_record
 
 Scene = dict[str, Any]
@@ -558,6 +561,11 @@ def replay(game: Game, seat: str | None) -> dict[str, Any]:
     names = Names(game, seat)
     record = game_record(game)
     holder = seat if seat in game.seat_ids else None
+    # The viewer's own decisions, each with what every option was worth (tables.reviews).
+    reviewed: dict[int, Decision] = {}
+    if holder is not None:
+        game_review(game)
+        reviewed = {d.number: d for d in Decision.objects.filter(game=game, seat=holder)}
     steps: list[dict[str, Any]] = []
     server_cuts: set[int] = set()
 
@@ -580,12 +588,14 @@ def replay(game: Game, seat: str | None) -> dict[str, Any]:
             seed=record["seed"],
         )
         step(_("Раздача"), state, events)
-        for action in record["actions"]:
+        for number, action in enumerate(record["actions"]):
             before = len(log)
             state, events = engine.apply(state, action)
             if action.get("action") == "timeout":
                 server_cuts.update(i for i in range(before, len(log)) if "cut" in log[i])
             step(_action_title(action, names), state, events)
+            if number in reviewed:
+                steps[-1]["decision"] = described(decision_dict(reviewed[number]))
     if steps and not state["finished"]:
         steps[-1]["scene"]["turn"] = None  # the game ended before its record: no one acts
     result = game.result or engine.result(state)
@@ -605,6 +615,7 @@ def replay(game: Game, seat: str | None) -> dict[str, Any]:
                 "last": None,
                 "turn": None,
             },
+            "review": summary([{"loss": d.loss} for d in reviewed.values()]) if reviewed else None,
         }
     )
     return {

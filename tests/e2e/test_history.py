@@ -183,6 +183,25 @@ def test_a_player_replays_a_real_bank_step_by_step_and_verifies_its_shuffle(
     page.keyboard.press("Home")
     _wait_step(page, 0)
 
+    # Each of anna's decisions shows what every option was worth, the best ticked.
+    decided = [i for i, step in enumerate(steps) if "decision" in step]
+    assert decided and all(steps[i]["decision"]["options"] for i in decided)
+    for _ in range(decided[0]):
+        page.keyboard.press("ArrowRight")
+    _wait_step(page, decided[0])
+    decision = steps[decided[0]]["decision"]
+    panel = page.locator("#replay-stage .decision")
+    assert panel.count() == 1
+    text = panel.inner_text()
+    assert decision["label"] in text and "✓" in text
+    assert all(option["label"] in text for option in decision["options"])
+    shoot(page, "history-decision")
+    page.keyboard.press("End")
+    _wait_step(page, len(steps) - 1)
+    assert "Ваши решения" in page.inner_text("#replay-stage")
+    page.keyboard.press("Home")
+    _wait_step(page, 0)
+
     # The keys of the game are shown, and the record can be downloaded.
     assert page.inner_text("#commitment") == game.commitment
     assert page.inner_text("#server-seed-shown") == game.server_seed

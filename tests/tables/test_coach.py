@@ -132,3 +132,32 @@ def test_a_game_that_ends_is_reviewed_once_with_every_human_decision(
             stored = {o["action"]: o["value"] for o in by_number[n].options}
             assert stored == {o.action: round(o.value, 4) for o in assessment.options}
         state, _ = engine.apply(state, action)
+
+
+def test_the_replay_shows_each_of_the_viewers_decisions_with_its_values(
+    client, db, make_user, settings
+):
+    settings.GAME_INTERLUDE_SECONDS = 3600
+    ann, bob = make_user("ann"), make_user("bob")
+    table = services.table_create(variant="classic", name="Классика", created_by=ann)
+    services.seat_take(table=table, player=ann)
+    services.seat_take(table=table, player=bob)
+    services.game_start(table=table, by=ann)
+    game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(8))
+    client.force_login(ann)
+    data = client.get(reverse("game_replay_data", args=[game.pk])).json()
+    assert data["unit"] == "очки"
+    shown = {n - 1: step["decision"] for n, step in enumerate(data["steps"]) if "decision" in step}
+    mine = {d.number: d for d in Decision.objects.filter(game=game, user=ann)}
+    assert mine and set(shown) == set(mine)  # every one of ann's, none of bob's
+    for number, decision in shown.items():
+        stored = mine[number]
+        assert [o["value"] for o in decision["options"]] == [o["value"] for o in stored.options]
+        assert sum(o["chosen"] for o in decision["options"]) == 1
+        assert sum(o["best"] for o in decision["options"]) >= 1
+        assert decision["loss"] == stored.loss and decision["mistake"] == (stored.loss > 1e-9)
+        assert {o["label"] for o in decision["options"]} <= {"Ещё карту", "Хватит"}
+        assert game.actions[number]["seat"] == "ann"
+    review = data["steps"][-1]["review"]
+    assert review["decisions"] == len(mine)
+    assert review["lost"] == pytest.approx(sum(d.loss for d in mine.values()), abs=1e-3)

@@ -20,6 +20,7 @@ const buttons = Object.fromEntries(
 );
 
 let steps = [];
+let unit = "";
 let current = 0;
 let timer = null;
 
@@ -102,6 +103,57 @@ function logElement(lines) {
   return list;
 }
 
+// A decision's values: −0.57 in units or coins, −57.1 in points (a real minus sign).
+function value(number) {
+  const digits = Math.abs(number) >= 10 ? 1 : 2;
+  const text = Math.abs(number).toFixed(digits);
+  return Number(text) === 0 ? text : `${number < 0 ? "−" : "+"}${text}`;
+}
+
+// «Ещё карту: −0.12 · Хватит: −0.31 ✓»: what each option was worth, the best ticked and
+// the player's choice marked, then what the choice cost against the best.
+function decisionElement(decision) {
+  const box = el("section", `decision${decision.mistake ? " mistake" : ""}`);
+  box.append(el("h4", "", fmt(t("Разбор решения: %(situation)s"), { situation: decision.label })));
+  const list = el("p", "decision-options");
+  decision.options.forEach((option, index) => {
+    if (index) list.append(" · ");
+    const item = el(option.chosen ? "strong" : "span", option.best ? "best" : "");
+    item.textContent = `${option.label}: ${value(option.value)}${option.best ? " ✓" : ""}`;
+    if (option.chosen) item.title = t("ваш выбор");
+    list.append(item);
+  });
+  box.append(list);
+  const verdict = decision.mistake
+    ? fmt(t("Ошибка: лучше было «%(best)s»; потеряно %(loss)s %(unit)s."), {
+        best: decision.best,
+        loss: value(decision.loss).replace("+", ""),
+        unit,
+      })
+    : t("Лучший выбор.");
+  box.append(el("p", "decision-verdict", verdict));
+  return box;
+}
+
+function reviewElement(review) {
+  const box = el("section", "decision-summary");
+  box.append(el("h4", "", t("Ваши решения")));
+  box.append(
+    el(
+      "p",
+      "",
+      fmt(t("Решений: %(n)s, лучших: %(best)s (%(accuracy)s %). Потеряно на 100 решений: %(lost)s %(unit)s."), {
+        n: review.decisions,
+        best: review.best,
+        accuracy: Math.round(100 * review.accuracy),
+        lost: value(review.lost_per_100).replace("+", ""),
+        unit,
+      }),
+    ),
+  );
+  return box;
+}
+
 function lineWords(line) {
   return line.cards.length ? `${line.text}: ${line.cards.map(cardName).join(", ")}` : line.text;
 }
@@ -116,6 +168,7 @@ function render() {
   position.textContent = `${counter}: ${step.title}`;
 
   if (step.log.length) stage.append(logElement(step.log));
+  if (step.decision) stage.append(decisionElement(step.decision));
   if (scene.facts.length) stage.append(factsElement(scene.facts));
   if (scene.turn) stage.append(el("p", "turn", fmt(t("Ход: %(name)s"), { name: scene.turn })));
   if (scene.hands.length) stage.append(handsElement(scene.hands));
@@ -140,13 +193,17 @@ function render() {
     stage.append(rounds);
   }
   if (scene.standings.length) stage.append(standingsElement(scene));
+  if (step.review) stage.append(reviewElement(step.review));
 
   buttons.start.disabled = current === 0;
   buttons.prev.disabled = current === 0;
   buttons.next.disabled = current === steps.length - 1;
   buttons.play.disabled = steps.length < 2;
   if (current === steps.length - 1) pause();
-  announce.textContent = [`${counter}. ${step.title}.`, ...step.log.map(lineWords)].join(" ");
+  const review = step.decision
+    ? [`${step.decision.label}: ${step.decision.options.map((o) => `${o.label} ${value(o.value)}`).join(", ")}.`]
+    : [];
+  announce.textContent = [`${counter}. ${step.title}.`, ...step.log.map(lineWords), ...review].join(" ");
 }
 
 function go(index) {
@@ -216,6 +273,7 @@ load()
       return;
     }
     steps = data.steps;
+    unit = data.unit || "";
     current = 0;
     render();
     section.dataset.ready = "1";
