@@ -1,0 +1,25 @@
+"""`manage.py review_games`: review every game whose decisions are not all stored yet
+(games played before the decision review existed, or whose review task was lost)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from games.strategy.review import REVIEWED
+from tables.models import Game
+from tables.reviews import game_review
+
+
+class Command(BaseCommand):
+    help = "Store the decision review of every game not fully reviewed yet."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        games = Game.objects.filter(variant__in=REVIEWED).select_related("table").order_by("pk")
+        reviewed = stored = 0
+        for game in games.iterator(chunk_size=200):
+            if game.reviewed_actions < len(game.actions):
+                stored += game_review(game)
+                reviewed += 1
+        self.stdout.write(f"reviewed {reviewed} game(s), stored {stored} decision(s)")
