@@ -142,10 +142,10 @@ function reviewElement(review) {
     el(
       "p",
       "",
-      fmt(t("Решений: %(n)s, лучших: %(best)s (%(accuracy)s %). Потеряно на 100 решений: %(lost)s %(unit)s."), {
+      fmt(t("Решений: %(n)s, лучших: %(best)s (%(accuracy)s). Потеряно на 100 решений: %(lost)s %(unit)s."), {
         n: review.decisions,
         best: review.best,
-        accuracy: Math.round(100 * review.accuracy),
+        accuracy: `${Math.round(100 * review.accuracy)} %`,
         lost: value(review.lost_per_100).replace("+", ""),
         unit,
       }),
