@@ -72,8 +72,11 @@ def _format_blackjack(strategy: BlackjackStrategy) -> str:
         "",
         *_grid("Pairs", pairs),
         "",
-        f"House edge playing this chart: {100 * strategy.house_edge:.4f}%",
-        f"House edge with the best play for every two-card hand: "
+        f"House edge playing this chart: {-100 * blackjack.exact_expected_return(strategy):.4f}% "
+        "(exact: every card drawn without replacement; a split keeps the model's value)",
+        f"The chart's model (initial removal, used to choose each cell): "
+        f"{100 * strategy.house_edge:.4f}%",
+        f"The model with the best play for every two-card hand: "
         f"{100 * strategy.optimal_house_edge:.4f}%",
     ]
     if rules == blackjack.BLACKJACK_RULES:

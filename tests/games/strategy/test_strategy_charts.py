@@ -35,7 +35,8 @@ def test_blackjack_text_has_hard_soft_and_pair_tables_against_every_upcard():
     assert len(soft) == 10 and len(pairs) == 10
     assert hard[11 - 4][1:] == ["Dh"] * 8 + ["H", "H"]
     assert pairs[-1] == ["A,A"] + ["P"] * 9 + ["H"]
-    assert "House edge playing this chart: 0.51" in text
+    assert "House edge playing this chart: 0.52" in text and "(exact:" in text
+    assert "The chart's model (initial removal, used to choose each cell): 0.51" in text
     assert "euro-6ds17r4" in text
 
 
