@@ -98,8 +98,13 @@ def test_the_coach_is_for_seated_players_of_training_tables_only(client, solo_ta
 
 
 def test_a_game_that_ends_is_reviewed_once_with_every_human_decision(
-    db, make_user, settings, django_capture_on_commit_callbacks
+    db, make_user, settings, django_capture_on_commit_callbacks, monkeypatch
 ):
+    # The task runs where it is sent: in this process, as a worker would run it (with
+    # REDIS_URL set the suite's Celery app would otherwise queue it for a worker).
+    from config.celery import app
+
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
     settings.GAME_INTERLUDE_SECONDS = 3600
     ann, bob = make_user("ann"), make_user("bob")
     table = services.table_create(variant="classic", name="Классика", created_by=ann)
@@ -110,7 +115,7 @@ def test_a_game_that_ends_is_reviewed_once_with_every_human_decision(
         game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(3))
     assert game.status == Game.Status.FINISHED
     game.refresh_from_db()
-    assert game.reviewed_actions == len(game.actions)  # the task ran (eager) on commit
+    assert game.reviewed_actions == len(game.actions)  # the task ran on commit
     decisions = list(Decision.objects.filter(game=game).order_by("number"))
     hits_and_stands = [
         n for n, a in enumerate(game.actions) if a["action"] in ("hit", "stand", "timeout")
