@@ -21,7 +21,7 @@ from accounts.services import ChipsError, chips_adjust
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    list_display = ("username", "email", "chips", "is_staff", "date_joined")
+    list_display = ("username", "email", "chips", "stats", "is_staff", "date_joined")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         return super().get_queryset(request).prefetch_related("chip_accounts")
@@ -33,6 +33,12 @@ class UserAdmin(DjangoUserAdmin):
             return "—"
         url = reverse("admin:accounts_account_change", args=[wallet.pk])
         return format_html('<a href="{}">{}</a>', url, wallet.balance)
+
+    @admin.display(description=gettext_lazy("Статистика"))
+    def stats(self, user: User) -> Any:
+        """The player's statistics page (tables.stats), which staff may open for anyone."""
+        url = reverse("stats_of", args=[user.username])
+        return format_html('<a href="{}">{}</a>', url, _("открыть"))
 
 
 @admin.register(Account)

@@ -1,4 +1,4 @@
-"""Command line: `python -m games replay FILE|-`, `deal`, `strategy`, `simulate`.
+"""Command line: `python -m games replay FILE|-`, `deal`, `strategy`, `simulate`, `review-ai`.
 
 Benchmarks need a clock, which the engine never reads: they live in `benchmarks/`."""
 
@@ -135,6 +135,32 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review_ai(args: argparse.Namespace) -> int:
+    from games.strategy.ai_review import LEVELS, format_review_ai, review_levels
+
+    if args.rounds < 1:
+        print("--rounds must be at least 1", file=sys.stderr)
+        return 2
+    levels = None
+    if args.levels is not None:
+        levels = [level.strip() for level in args.levels.split(",") if level.strip()]
+        unknown = [level for level in levels if level not in LEVELS[args.variant]]
+        if not levels or unknown:
+            return _refuse(
+                "review-ai",
+                f"--levels: {', '.join(unknown) or 'none given'}; the {args.variant} levels "
+                f"are: {', '.join(LEVELS[args.variant])}",
+            )
+    try:
+        results = review_levels(
+            args.variant, levels, rounds=args.rounds, seed=args.seed, workers=args.workers
+        )
+    except ValueError as error:
+        return _refuse("review-ai", str(error))
+    print(format_review_ai(results))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m games", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -176,6 +202,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--workers", type=int, default=None, help="processes to use (default: every core)"
     )
     simulate.set_defaults(run=_simulate)
+
+    review_ai = commands.add_parser(
+        "review-ai",
+        help="play N rounds per AI level on the same deals and review every AI decision: "
+        "accuracy and value lost per 100 decisions",
+    )
+    review_ai.add_argument(
+        "--variant", required=True, choices=("blackjack", "classic", "banker36", "solo")
+    )
+    review_ai.add_argument(
+        "--levels", default=None, help="comma-separated AI levels (default: every level)"
+    )
+    review_ai.add_argument(
+        "--rounds", type=int, required=True, help="rounds per level (banker36: banks)"
+    )
+    review_ai.add_argument("--seed", required=True)
+    review_ai.add_argument(
+        "--workers", type=int, default=None, help="processes to use (default: every core)"
+    )
+    review_ai.set_defaults(run=_review_ai)
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     for argument in arguments:

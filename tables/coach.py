@@ -1,10 +1,11 @@
 """The coach: decision values in the games' own words, for the table page, the replay and
 the statistics page.
 
-`GET /tables/<id>/coach.json` (docs/protocol.md, "The coach") gives a seated player of a
-`blackjack` or `solo` table the values of the options they face now, computed from their
-own seat's view (games.strategy.review.assess — never a hidden card), the review of their
-last finished round and the summary of their session at the table.
+`GET /tables/<id>/coach.json` (docs/protocol.md, "The coach (HTTP)") gives a seated
+player of a `blackjack` or `solo` table the values of the options they face now, computed
+from their own seat's view (games.strategy.review.assess — never a hidden card), the
+review of their last finished round and the summary of their session at the table. The
+table page's coach (static/js/table/coach.js) draws it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from games import engine
-from games.strategy.review import assess, summary
+from games.strategy.review import Assessment, assess, summary
 from tables.models import MISTAKE_EPSILON, Decision, Game, Seat, Table
 from tables.reviews import game_review
 
@@ -64,6 +65,19 @@ def _rank_name(rank: str) -> str:
     )
 
 
+def _points(total: int) -> str:
+    """«21 очко», «3 очка», «14 очков»: Russian has three plural forms, and the interface's
+    Russian is its msgids (there is no Russian catalogue to choose them), so the form is
+    chosen here; each is its own msgid ("%(total)s points" in English)."""
+    if total % 10 == 1 and total % 100 != 11:
+        text = _("%(total)s очко")
+    elif total % 10 in (2, 3, 4) and total % 100 not in (12, 13, 14):
+        text = _("%(total)s очка")
+    else:
+        text = _("%(total)s очков")
+    return text % {"total": total}
+
+
 def situation_label(code: str) -> str:
     """«16 против десятки», «мягкие 18 против туза», «пара 8 против шестёрки»,
     «14 очков», «ставка: туз» — a decision's kind (games.strategy.review.Assessment)."""
@@ -71,7 +85,7 @@ def situation_label(code: str) -> str:
         if code.startswith("bet:"):
             return _("ставка: первая карта — %(rank)s") % {"rank": _rank_name(code[4:])}
         if code.startswith("total"):
-            return _("%(total)s очков") % {"total": code[5:]}
+            return _points(int(code[5:]))
         hand, up = code.split(":")
         against = _upcard(up)
         if hand.startswith("pair"):
@@ -145,6 +159,23 @@ def _summary(decisions: Iterable[Decision]) -> dict[str, Any]:
     return summary([{"loss": d.loss} for d in decisions])
 
 
+def _hint(assessment: Assessment) -> dict[str, Any]:
+    """The decision the player faces, described; a bet of any amount in a range (`solo`)
+    also says its bounds and the value of one coin, so that the page can value the amount
+    the player is typing."""
+    hint = described(
+        {
+            "situation": assessment.situation,
+            "options": [o.as_dict() for o in assessment.options],
+            "best": assessment.best.as_dict(),
+        }
+    )
+    if assessment.bet_range is not None:
+        low, high = assessment.bet_range
+        hint["bet"] = {"min": low, "max": high, "per_coin": round(assessment.per_amount, 6)}
+    return hint
+
+
 def _error(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"type": "error", "code": code, "message": message}, status=status)
 
@@ -158,26 +189,21 @@ def coach_state(request: HttpRequest, table_id: int) -> JsonResponse:
     seat = Seat.objects.filter(table=table, player=request.user).first()
     if seat is None:
         return _error(403, "not_seated", _("Подсказки получает только игрок за этим столом."))
+    # The table (and so its version) is read before the game: the figures below are at
+    # least as new as `version`, so a client may drop an answer older than its last frame.
+    version = table.version
     game = Game.objects.filter(table=table).select_related("table").order_by("-number").first()
     hint = None
-    version = None
     last_round = None
     if game is not None:
         game_review(game)
         state = game.state
-        version = state["version"]
         if game.is_playing:
             view = engine.view(state, seat.seat_id)
             if view.get("turn") == seat.seat_id:
                 assessment = assess(table.variant, view)
                 if assessment is not None:
-                    hint = described(
-                        {
-                            "situation": assessment.situation,
-                            "options": [o.as_dict() for o in assessment.options],
-                            "best": assessment.best.as_dict(),
-                        }
-                    )
+                    hint = _hint(assessment)
         settled = len(state["rounds"])
         mine = Decision.objects.filter(game=game, user=request.user, round__lte=settled)
         last = mine.order_by("-round").values_list("round", flat=True).first()
@@ -187,7 +213,7 @@ def coach_state(request: HttpRequest, table_id: int) -> JsonResponse:
                 "game": game.number,
                 "round": last,
                 **_summary(decisions),
-                "decisions": [described(decision_dict(d)) for d in decisions],
+                "review": [described(decision_dict(d)) for d in decisions],
             }
     session = Decision.objects.filter(user=request.user, game__table=table).filter(
         Q(game__finished_at__isnull=True) | Q(game__finished_at__gte=seat.seated_at)
@@ -198,6 +224,7 @@ def coach_state(request: HttpRequest, table_id: int) -> JsonResponse:
             "table": table.pk,
             "variant": table.variant,
             "version": version,
+            "game": game.number if game is not None else None,
             "unit": _UNIT[table.variant],
             "hint": hint,
             "last_round": last_round,

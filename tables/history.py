@@ -22,7 +22,12 @@ GAMES_PER_PAGE = 20
 
 def games_played_by(user: Any) -> QuerySet[Game]:
     """Games over (finished or voided) in which the user held a seat, newest first."""
-    games = Game.objects.exclude(status=Game.Status.PLAYING).select_related("table")
+    return games_seating(user).exclude(status=Game.Status.PLAYING)
+
+
+def games_seating(user: Any) -> QuerySet[Game]:
+    """Every game in which the user held a seat, those in play included, newest first."""
+    games = Game.objects.select_related("table")
     if connection.vendor == "postgresql":
         games = games.filter(players__contains=[{"user": user.pk}])
     else:  # SQLite has no JSON containment: walk each game's list of players

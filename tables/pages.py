@@ -12,6 +12,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import get_language
 
+from tables.coach import COACHED
 from tables.models import Table, seat_id_for
 from tables.selectors import table_stakes_label
 
@@ -56,6 +57,13 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "login_url": reverse("login") + "?" + urlencode({"next": request.get_full_path()}),
         "replay_url": reverse("game_replay", args=[_GAME_ID_MARK]).replace(
             str(_GAME_ID_MARK), "{id}"
+        ),
+        # The coach (static/js/table/coach.js): offered to a signed-in player at the two
+        # training games only; it stays hidden until the player is seated.
+        "coach_url": (
+            reverse("coach_state", args=[table.pk])
+            if signed_in and table.variant in COACHED
+            else None
         ),
     }
     context = {

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tables import views
+from tables import stats, views
 
 urlpatterns = [
     path("", views.lobby, name="lobby"),
@@ -10,4 +10,6 @@ urlpatterns = [
     path("rules/", views.rules_index, name="rules_index"),
     path("rules/<slug:variant>/", views.rules, name="rules"),
     path("games/<int:game_id>/record.json", views.game_record_download, name="game_record"),
+    path("stats/", stats.stats_page, name="stats"),
+    path("stats/<str:username>/", stats.stats_of, name="stats_of"),
 ]

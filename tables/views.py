@@ -16,6 +16,8 @@ from tables.forms import FIELD_VARIANTS, TableOpenForm
 from tables.models import Game, Table
 from tables.selectors import join_state, lobby_payload, player_lobby_state
 from tables.services import public_record
+from tables.skill import MIN_DECISIONS
+from tables.stats import lobby_leaderboards
 from tables.variants import BLACKJACK, SOLO, VARIANTS
 
 # The one-click tables: a private table of its own for the player; blackjack training
@@ -59,6 +61,8 @@ def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int 
         "form_open": form is not None,
         "variant_specs": _variant_specs(),
         "field_variants": {name: list(keys) for name, keys in FIELD_VARIANTS.items()},
+        "leaderboards": lobby_leaderboards(),
+        "min_decisions": MIN_DECISIONS,
     }
     return render(request, "tables/lobby.html", context, status=status)
 

@@ -15,21 +15,36 @@ What is conditioned on (docs/strategy.md, "Decision review"):
 * `classic` — the seat's own cards and the dealer's up-card (a fresh deck every round;
   the other players' cards are hidden from the seat). The player acts knowing the dealer
   has no natural (the round would have ended). Hit and stand are exact: every card is
-  drawn without replacement, for the player and for the dealer.
+  drawn without replacement, for the player and for the dealer; the players who act
+  later do not change that (their draws come before the dealer's, but a seat that cannot
+  see them may treat the dealer's cards as the next unseen ones). Not used: how many
+  cards the players before the seat hold (the view shows the count, not the cards).
+  Every hand against one up-card shares one memo of exact values (`_Exact`), so a review
+  pays for each multiset of player cards once per process (`prepare("classic")` computes
+  them all, about 1.5 s).
 * `blackjack` — the seat's own hands and the dealer's up-card, as the strategy engine
   does. The other seats' cards and earlier rounds of the shoe are visible too, but are
   not counted: the values are the basic-strategy player's, not a card counter's (and with
   six decks they move a value by thousandths of a unit). Values come from the strategy
   engine's model (`_twentyone.make_situation` with the seat's cards removed: the dealer
-  exact, the player's later cards at fixed probabilities), which with six decks is within
-  a thousandth of a unit of the exact value and thousands of times faster to compute
-  (tests/games/strategy/test_review.py measures the gap).
-* `banker36`, `solo` — the seat's own cards (`games.strategy.banker36`, exact). A bet
-  made after the first card is worth ``amount × EV per chip of that card``.
+  exact, the player's later cards at fixed probabilities). Against the exact values
+  (`_exact`, every card without replacement) over every two-card hand and up-card,
+  stand is the same number, hit is within 0.002 units (0.0006 on average), double within
+  0.0035 (for the doubled wager), and the best play is the same but for T,2 vs 4, where
+  the model stands and hitting is better by 0.00075 (tests/games/strategy/test_review.py
+  measures it). A split is the model's branching count, with only as many resplits as
+  the seat's hands still allow.
+* `banker36`, `solo` — the seat's own cards (`games.strategy.banker36`, exact; in
+  `banker36` the cards of duels settled earlier in the circle are shown but not counted).
+  A bet made after the first card is worth ``amount × EV per chip of that card``.
+
+A decision's loss is the best option's value minus the chosen one's, stored to
+`DIGITS` decimals: a choice within 0.00005 of the best counts as a best choice.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -44,6 +59,7 @@ from games.strategy._twentyone import (
     DNATURAL,
     RANK_CHARS,
     STEP,
+    TEN,
     Rules,
     Situation,
     dealer_distribution,
@@ -117,27 +133,48 @@ def _ranks(cards: Sequence[str]) -> list[int]:
     return [rank_index(card) for card in cards]
 
 
-@cache
-def _exact(
-    rules: Rules, upcard: int, shoe: tuple[int, ...], state: int
-) -> tuple[float, float, float]:
-    """(stand, hit, double) EVs per unit of a hand in `state`, its further cards and the
-    dealer's drawn without replacement from `shoe` (what the seat has not seen). With a
-    peeking dealer the values are conditional on the dealer having no natural."""
-    graph = dealer_graph(upcard, rules.hits_soft_17)
+class _Exact:
+    """Exact hit / stand / double values for one up-card and one unseen shoe.
 
-    @cache
-    def dealer(removed: tuple[int, ...]) -> list[float]:
-        return dealer_distribution(graph, [shoe[r] - removed[r] for r in range(10)])
+    `base` is the shoe the seat has not seen *plus* the cards of the hand being valued
+    (for `classic`: the full deck minus the up-card). A hand is its multiset of ranks drawn
+    from `base`; its later cards and the dealer's are drawn without replacement from what
+    is left. Every hand of the same up-card shares the memo, so a review pays for each
+    multiset of player cards once per process, not once per decision.
+    """
 
-    def settle(hand: int, removed: tuple[int, ...]) -> float:
-        # Peek: E[payoff and no dealer natural] (the hole card is exchangeable with the
-        # player's draws, so it may be drawn after them). No peek: the natural beats it.
-        d = dealer(removed)
-        if hand == BUST:
-            return -(1.0 - d[DNATURAL]) if rules.dealer_peeks else -1.0
-        total, _ = state_total(hand)
-        ev = d[DBUST] - (0.0 if rules.dealer_peeks else d[DNATURAL])
+    def __init__(self, rules: Rules, upcard: int, base: tuple[int, ...]) -> None:
+        self.rules = rules
+        self.base = base
+        self.graph = dealer_graph(upcard, rules.hits_soft_17)
+        self.natural_rank = TEN if upcard == ACE else ACE if upcard == TEN else None
+        self._dealer: dict[tuple[int, ...], list[float]] = {}
+        self._best: dict[tuple[int, ...], float] = {}
+
+    def left(self, hand: tuple[int, ...]) -> list[int]:
+        return [self.base[r] - hand[r] for r in range(10)]
+
+    def dealer(self, hand: tuple[int, ...]) -> list[float]:
+        d = self._dealer.get(hand)
+        if d is None:
+            d = self._dealer[hand] = dealer_distribution(self.graph, self.left(hand))
+        return d
+
+    def p_natural(self, hand: tuple[int, ...]) -> float:
+        if self.natural_rank is None:
+            return 0.0
+        left = self.left(hand)
+        return left[self.natural_rank] / sum(left)
+
+    def settle(self, state: int, hand: tuple[int, ...]) -> float:
+        """Stand with `state` holding `hand`. Peek: E[payoff and no dealer natural] (the
+        hole card is exchangeable with the player's draws, so it may be drawn after
+        them). No peek: the natural beats the hand."""
+        if state == BUST:
+            return -(1.0 - self.p_natural(hand)) if self.rules.dealer_peeks else -1.0
+        d = self.dealer(hand)
+        total, _ = state_total(state)
+        ev = d[DBUST] - (0.0 if self.rules.dealer_peeks else d[DNATURAL])
         for k in range(5):
             if 17 + k < total:
                 ev += d[k]
@@ -145,32 +182,51 @@ def _exact(
                 ev -= d[k]
         return ev
 
-    def draws(removed: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], int]]:
-        left = [shoe[r] - removed[r] for r in range(10)]
+    def draws(self, hand: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], int]]:
+        left = self.left(hand)
         n = sum(left)
         return [
-            (left[r] / n, (*removed[:r], removed[r] + 1, *removed[r + 1 :]), r)
+            (left[r] / n, (*hand[:r], hand[r] + 1, *hand[r + 1 :]), r)
             for r in range(10)
             if left[r] > 0
         ]
 
-    @cache
-    def best(hand: int, removed: tuple[int, ...]) -> float:
-        stand = settle(hand, removed)
-        if hand == BUST or state_total(hand)[0] >= 21:
-            return stand
-        return max(stand, hit(hand, removed))
+    def best(self, state: int, hand: tuple[int, ...]) -> float:
+        if state == BUST or state_total(state)[0] >= 21:
+            return self.settle(state, hand)
+        value = self._best.get(hand)
+        if value is None:
+            value = self._best[hand] = max(self.settle(state, hand), self.hit(state, hand))
+        return value
 
-    def hit(hand: int, removed: tuple[int, ...]) -> float:
-        return sum(p * best(STEP[hand][r], more) for p, more, r in draws(removed))
+    def hit(self, state: int, hand: tuple[int, ...]) -> float:
+        return sum(p * self.best(STEP[state][r], more) for p, more, r in self.draws(hand))
 
-    start = (0,) * 10
-    stand, hit_ev = settle(state, start), hit(state, start)
-    double = 2.0 * sum(p * settle(STEP[state][r], more) for p, more, r in draws(start))
-    if rules.dealer_peeks:
-        keep = 1.0 - dealer(start)[DNATURAL]
-        return stand / keep, hit_ev / keep, double / keep
-    return stand, hit_ev, double
+    def values(self, hand: tuple[int, ...]) -> tuple[float, float, float]:
+        """(stand, hit, double) EVs per unit of `hand`; with a peeking dealer, conditional
+        on the dealer having no natural."""
+        state = hand_state([r for r in range(10) for _ in range(hand[r])])
+        stand, hit = self.settle(state, hand), self.hit(state, hand)
+        double = 2.0 * sum(p * self.settle(STEP[state][r], more) for p, more, r in self.draws(hand))
+        if self.rules.dealer_peeks:
+            keep = 1.0 - self.p_natural(hand)
+            return stand / keep, hit / keep, double / keep
+        return stand, hit, double
+
+
+@cache
+def _exact_game(rules: Rules, upcard: int, base: tuple[int, ...]) -> _Exact:
+    return _Exact(rules, upcard, base)
+
+
+def _exact(
+    rules: Rules, upcard: int, base: tuple[int, ...], hand: tuple[int, ...]
+) -> tuple[float, float, float]:
+    """(stand, hit, double) EVs per unit of a hand (`hand`: its cards, counts by rank),
+    its further cards and the dealer's drawn without replacement from `base` minus the
+    hand (`base`: what the seat has not seen, the hand's own cards included). With a
+    peeking dealer the values are conditional on the dealer having no natural."""
+    return _exact_game(rules, upcard, base).values(hand)
 
 
 @cache
@@ -179,7 +235,7 @@ def _model(rules: Rules, upcard: int, seen: tuple[int, ...]) -> tuple[Situation,
     return situation, situation.values()
 
 
-def _model_values(rules: Rules, upcard: int, seen: tuple[int, ...], state: int) -> dict:
+def _model_values(rules: Rules, upcard: int, seen: tuple[int, ...], state: int) -> dict[str, float]:
     """(stand, hit, double) EVs per unit by the strategy engine's model."""
     situation, value = _model(rules, upcard, seen)
     return {
@@ -189,10 +245,20 @@ def _model_values(rules: Rules, upcard: int, seen: tuple[int, ...], state: int) 
     }
 
 
-def _split_value(rules: Rules, upcard: int, seen: tuple[int, ...], pair: int) -> float:
-    """The model's EV of splitting `pair` (strategy engine, initial removal)."""
+def _split_value(
+    rules: Rules, upcard: int, seen: tuple[int, ...], pair: int, held: int = 1
+) -> float:
+    """The model's EV of splitting `pair` (strategy engine, initial removal) when the seat
+    holds `held` hands (a resplit when more than one): the split makes one more hand, and
+    resplits may go on only up to the rules' limit on the seat's hands."""
     situation, value = _model(rules, upcard, seen)
     das = rules.double_allowed and rules.double_after_split
+    if held > 1:
+        # The engine's branching count starts from the two hands of a first split; with
+        # `held` hands already, `held - 1` fewer may still be made.
+        limit = max(2, rules.max_hands - (held - 1))
+        fewer = dataclasses.replace(rules, max_hands=limit)
+        situation = dataclasses.replace(situation, rules=fewer)
 
     def split_hand(s: int) -> float:
         hit = sum(situation.draw[r] * value[STEP[s][r]] for r in range(10))
@@ -219,21 +285,28 @@ def _assess_52(
     legal: set[str],
     *,
     exact: bool,
+    held: int = 1,
 ) -> Assessment:
     cards = _ranks(hand)
     upcard = rank_index(upcard_card)
     seen = tuple(sorted(_ranks(seen_cards)))  # the cards counted, but the up-card
     state = hand_state(cards)
     if exact:
-        shoe = list(rules.full_shoe())
-        for r in (upcard, *seen):
-            shoe[r] -= 1
-        stand, hit, double = _exact(rules, upcard, tuple(shoe), state)
+        own = [0] * 10
+        for r in cards:
+            own[r] += 1
+        base = list(rules.full_shoe())
+        base[upcard] -= 1
+        for r in seen:
+            base[r] -= 1
+        for r in cards:  # the hand's own cards are drawn from `base`
+            base[r] += 1
+        stand, hit, double = _exact(rules, upcard, tuple(base), tuple(own))
         values = {"stand": stand, "hit": hit, "double": double}
     else:
         values = _model_values(rules, upcard, seen, state)
     if "split" in legal:
-        values["split"] = _split_value(rules, upcard, seen, cards[0])
+        values["split"] = _split_value(rules, upcard, seen, cards[0], held)
     options = tuple(Option(name, scale * values[name]) for name in PLAY if name in legal)
     return Assessment(_situation_52(cards, upcard), options)
 
@@ -260,7 +333,14 @@ def _assess_blackjack(view: Mapping[str, Any], legal: set[str]) -> Assessment | 
     seen = [card for h in hands for card in h["cards"]]
     wager = hands[index].get("wager", 1)
     return _assess_52(
-        BLACKJACK_RULES, wager, hands[index]["cards"], upcards[0], seen, legal, exact=False
+        BLACKJACK_RULES,
+        wager,
+        hands[index]["cards"],
+        upcards[0],
+        seen,
+        legal,
+        exact=False,
+        held=len(hands),
     )
 
 
@@ -333,6 +413,32 @@ def assess(variant: str, view: Mapping[str, Any]) -> Assessment | None:
     return assessment
 
 
+def prepare(variant: str) -> None:
+    """Compute up front what reviewing `variant` uses, once per process (otherwise the
+    first decisions do): the strategy tables, and for `classic` the exact values of every
+    hand against every up-card (about 1.5 s; they fill the per-up-card memo, so a process
+    pool forked afterwards shares them)."""
+    from games.strategy import banker36, blackjack, classic, solo
+
+    if variant == "blackjack":
+        blackjack.compute_strategy()
+    elif variant == "classic":
+        classic.compute_strategy()
+        full = CLASSIC_RULES.full_shoe()
+        for up in range(10):
+            base = tuple(count - (rank == up) for rank, count in enumerate(full))
+            game = _exact_game(CLASSIC_RULES, up, base)
+            for first in range(10):
+                for second in range(first, 10):
+                    if {first, second} != {ACE, TEN} and base[first] - (first == second) > 0:
+                        own = tuple((r == first) + (r == second) for r in range(10))
+                        game.values(own)
+    elif variant == "banker36":
+        banker36.compute_strategy()
+    elif variant == "solo":
+        solo.compute_strategy()
+
+
 # --- a whole record -----------------------------------------------------------------------
 
 
@@ -362,7 +468,7 @@ def entry(
 
 def review_record(
     record: Mapping[str, Any], seats: Sequence[str] | None = None, start: int = 0
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Every reviewed decision of a hand record (of `seats` only, if given; from action
     number `start` on, the earlier ones only replayed), in order.
 
@@ -380,7 +486,7 @@ def review_record(
         deck=record.get("deck"),
         seed=record.get("seed"),
     )
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for number, action in enumerate(record["actions"]):
         seat = action.get("seat")
         if number >= start and seat is not None and (seats is None or seat in seats):

@@ -13,6 +13,7 @@ from games import engine
 from games.strategy import solo
 from games.strategy.review import assess
 from tables import services
+from tables.coach import situation_label
 from tables.models import Decision, Game
 from tables.reviews import game_review
 from tests.tables.live_helpers import play_game_randomly, playing
@@ -46,6 +47,12 @@ def test_the_coach_shows_the_values_of_the_bet_and_then_of_draw_and_stand(client
     best = max(amounts, key=amounts.get)
     assert next(o for o in hint["options"] if o["best"])["amount"] == best
     assert hint["chosen"] is None and hint["loss"] is None
+    # Any amount in the range is a choice: the bounds and one coin's value value it.
+    assert hint["bet"] == {"min": 1, "max": 300, "per_coin": pytest.approx(ev, abs=1e-6)}
+    assert data["game"] == game.number and data["last_round"] is None
+    # The figures are at least as new as the table version they carry.
+    table.refresh_from_db()
+    assert data["version"] == table.version
 
     _act(table, ann, action="bet", amount=100)
     hint = client.get(reverse("coach_state", args=[table.pk])).json()["hint"]
@@ -70,8 +77,8 @@ def test_a_finished_round_is_reviewed_with_its_mistakes_and_the_session_summary(
     data = client.get(reverse("coach_state", args=[table.pk])).json()
     assert data["hint"] is None  # the round is over: nothing to decide but the next round
     last = data["last_round"]
-    assert last["round"] == 1 and len(last["decisions"]) == 2
-    stand = last["decisions"][1]
+    assert last["round"] == 1 and last["decisions"] == 2 and len(last["review"]) == 2
+    stand = last["review"][1]
     assert stand["chosen"] == "Хватит"
     first = game.state["hand"][0]
     s, d = solo.compute_strategy().values([first])
@@ -166,3 +173,17 @@ def test_the_replay_shows_each_of_the_viewers_decisions_with_its_values(
     review = data["steps"][-1]["review"]
     assert review["decisions"] == len(mine)
     assert review["lost"] == pytest.approx(sum(d.loss for d in mine.values()), abs=1e-3)
+
+
+def test_a_total_is_named_with_its_russian_plural_form():
+    assert [situation_label(f"total{n}") for n in (2, 5, 11, 12, 21, 22, 25)] == [
+        "2 очка",
+        "5 очков",
+        "11 очков",
+        "12 очков",
+        "21 очко",
+        "22 очка",
+        "25 очков",
+    ]
+    assert situation_label("hard16:T") == "16 против десятки"
+    assert situation_label("pairT:A") == "пара 10 против туза"

@@ -6,6 +6,7 @@
 // (static/js/table/variants/<variant>.js) draws the game area.
 
 import * as cards from "../cards.js";
+import { createCoach } from "./coach.js";
 import { randomToken, TableSocket } from "./connection.js";
 import { clockText, fill, fmt, h, t } from "./dom.js";
 import {
@@ -63,6 +64,15 @@ let sitPending = new URLSearchParams(location.search).get("sit") === "1";
 const seedsSent = new Map(); // commitment -> the client seed this page sent for it
 const clockTotals = new Map(); // deadline -> the decision's whole length, for the bar
 const sayBuffer = [];
+// The coach (blackjack and solo only): its answers come after the frame, so it says
+// what it has to say at once.
+const coach = createCoach({
+  config,
+  say: (text) => {
+    say(text);
+    flushSay();
+  },
+});
 
 function now() {
   return Date.now() + offset;
@@ -288,6 +298,8 @@ function apply(message, events) {
   renderSeats();
   renderTurn(before);
   renderArea(events);
+  // Before the action bar is drawn: it marks the hint's best action by this frame's version.
+  if (coach) coach.frame(frame, events, message.type === "snapshot");
   renderActions();
   renderControls();
   for (const event of events) {
@@ -562,6 +574,7 @@ function renderActions() {
     }
   }
   fill(ui.actions, elements);
+  if (coach) coach.decorate();
   ui.actions.hidden = elements.length === 0;
   root.classList.toggle("has-actions", elements.length > 0);
   if (focused) {
