@@ -47,8 +47,6 @@ import os
 import random
 import re
 import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -63,6 +61,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from benchmarks import http_login
+from benchmarks.processes import Service, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -70,6 +69,7 @@ if not (BIN / "daphne").exists():  # pragma: no cover - run from outside the ven
     BIN = ROOT / ".venv" / "bin"
 
 SETTINGS_MODULE = "benchmarks.live_settings"
+ASGI_APP = "config.asgi:application"
 CLOSE_PAUSE = 0.04  # seconds between two tables closed at the end of a phase
 PASSWORD = "Bench-Live-Pass-42"
 SEATS = 4
@@ -115,10 +115,11 @@ class Options:
     json_path: str | None
     seed: int
     extra_env: dict[str, str]
+    two_webs: int = 0  # players of the step run again on two daphne processes (0: none)
 
     @property
     def max_players(self) -> int:
-        return max([*self.steps, self.saturation_players if self.search else 0])
+        return max([*self.steps, self.saturation_players if self.search else 0, self.two_webs])
 
 
 def parse_options(argv: Sequence[str] | None) -> Options:
@@ -132,6 +133,12 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     parser.add_argument("--duration", type=float, help="seconds per run (10)")
     parser.add_argument("--warmup", type=float, help="seconds from the start to the first run (8)")
     parser.add_argument("--no-saturation", action="store_true", help="skip the saturation search")
+    parser.add_argument(
+        "--two-webs",
+        type=int,
+        help="players of a last step run on two daphne processes, each table's players "
+        "split over both (400 when 400 is a step, else none; 0 skips it)",
+    )
     parser.add_argument("--saturation-players", type=int, help="the step the search runs on (100)")
     parser.add_argument("--saturation-runs", type=int, help="runs per pace tried (2)")
     parser.add_argument("--saturation-duration", type=float, help="seconds per such run (8)")
@@ -198,6 +205,13 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         json_path=args.json_path,
         seed=args.seed,
         extra_env=dict(item.split("=", 1) for item in args.env),
+        two_webs=(
+            args.two_webs
+            if args.two_webs is not None
+            else TARGET_PLAYERS
+            if TARGET_PLAYERS in steps
+            else 0
+        ),
     )
 
 
@@ -310,87 +324,31 @@ def usage_between(a: Sample, b: Sample) -> Usage:
 # --- the processes ---------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Service:
-    """One subprocess in its own process group, logging to a file."""
-
-    def __init__(self, name: str, argv: list[str], env: dict[str, str], logs: Path) -> None:
-        self.name, self.argv, self.env = name, argv, env
-        self.log = logs / f"{name}.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                self.argv,
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    @property
-    def pgid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
-            if self.proc.poll() is not None:
-                break
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=wait)
-        # Children of the group (the worker's pool) that outlived their parent.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def wait_for_log(self, pattern: str, timeout: float = STARTUP_TIMEOUT) -> None:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if re.search(pattern, self.log_text()):
-                return
-            if not self.running():
-                raise RuntimeError(f"{self.name} exited:\n{self.log_text()[-3000:]}")
-            time.sleep(0.1)
-        raise RuntimeError(f"{self.name}: no {pattern!r} within {timeout:.0f} s")
-
-
 class Stack:
-    """daphne, a Celery worker and Celery beat, as `docker compose` runs them."""
+    """daphne (`webs` processes, each on its own port), a Celery worker and Celery beat, as
+    `docker compose` runs them."""
 
-    def __init__(self, env: dict[str, str], logs: Path) -> None:
-        self.port = _free_port()
+    def __init__(self, env: dict[str, str], logs: Path, *, webs: int = 1) -> None:
+        self.ports = [free_port() for _ in range(webs)]
+        self.port = self.ports[0]
         self.origin = f"http://127.0.0.1:{self.port}"
-        self.daphne = Service(
-            "daphne",
-            [
-                str(BIN / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
-                "config.asgi:application",
-            ],
-            env,
-            logs,
-        )
+        self.webs = [
+            Service(
+                "daphne" if webs == 1 else f"daphne{index + 1}",
+                [
+                    str(BIN / "daphne"),
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "config.asgi:application",
+                ],
+                env,
+                logs,
+            )
+            for index, port in enumerate(self.ports)
+        ]
+        self.daphne = self.webs[0]
         self.worker = Service(
             "worker",
             [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO"],
@@ -401,12 +359,12 @@ class Stack:
             "beat",
             [
                 *(str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO"),
-                *("--schedule", str(logs / "celerybeat-schedule")),
+                *("--schedule", str(logs / f"celerybeat-schedule-{webs}")),
             ],
             env,
             logs,
         )
-        self.services = [self.daphne, self.worker, self.beat]
+        self.services = [*self.webs, self.worker, self.beat]
         self.env = env
         self.postmaster: int | None = None
         self.redis: int | None = None
@@ -415,15 +373,16 @@ class Stack:
         for service in self.services:
             service.start()
         end = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if not self.daphne.running():
-                raise RuntimeError(f"daphne exited:\n{self.daphne.log_text()[-3000:]}")
-            with contextlib.suppress(OSError, http.client.HTTPException):
-                if http_request(self.port, "GET", "/healthz")[0] == 200:
-                    break
-            if time.monotonic() > end:
-                raise RuntimeError("daphne did not answer /healthz")
-            time.sleep(0.1)
+        for web, port in zip(self.webs, self.ports, strict=True):
+            while True:
+                if not web.running():
+                    raise RuntimeError(f"{web.name} exited:\n{web.log_text()[-3000:]}")
+                with contextlib.suppress(OSError, http.client.HTTPException):
+                    if http_request(port, "GET", "/healthz")[0] == 200:
+                        break
+                if time.monotonic() > end:
+                    raise RuntimeError(f"{web.name} did not answer /healthz")
+                time.sleep(0.1)
         self.worker.wait_for_log(r"@\S+ ready\.")
         self.beat.wait_for_log(r"beat: Starting")
 
@@ -434,6 +393,9 @@ class Stack:
     def sample(self) -> Sample:
         procs = scan()
         groups = {service.name: group_usage(procs, service.pgid) for service in self.services}
+        if len(self.webs) > 1:  # "daphne": every web process together
+            usage = [groups[web.name] for web in self.webs]
+            groups["daphne"] = (sum(cpu for cpu, _ in usage), sum(rss for _, rss in usage))
         me = procs.get(os.getpid())
         groups["load-gen"] = (me.cpu, me.rss) if me else (0.0, 0.0)
         if self.postmaster is None:
@@ -705,8 +667,11 @@ async def quiesce(stack: Stack, cookie: str, limit: float = 60.0) -> float:
 class Player:
     """One signed-in player's WebSocket to their table (docs/protocol.md §17)."""
 
-    def __init__(self, live: Live, table: BenchTable, name: str, cookie: str) -> None:
+    def __init__(
+        self, live: Live, table: BenchTable, name: str, cookie: str, port: int | None = None
+    ) -> None:
         self.live, self.table, self.name, self.cookie = live, table, name, cookie
+        self.port = port if port is not None else live.port
         self.ws: Any = None
         self.reader: asyncio.Task[None] | None = None
         self.version: int | None = None  # the version of the last picture applied
@@ -721,7 +686,7 @@ class Player:
         self.snapshot_seen = asyncio.Event()
 
     async def open(self) -> None:
-        self.ws = await open_socket(self.live.port, f"/ws/tables/{self.table.pk}/", self.cookie)
+        self.ws = await open_socket(self.port, f"/ws/tables/{self.table.pk}/", self.cookie)
         self.reader = asyncio.ensure_future(self._read())
         await asyncio.wait_for(self.snapshot_seen.wait(), WS_TIMEOUT)
 
@@ -1123,7 +1088,12 @@ async def live_phase(
     tables: list[BenchTable] = []
     for pk, variant, group in made:
         table = BenchTable(pk, variant)
-        table.players = [Player(live, table, name, cookies[name]) for name in group]
+        # With several web processes, a table's players are spread over them (two on
+        # each of two): every change then crosses from one process to the other.
+        table.players = [
+            Player(live, table, name, cookies[name], stack.ports[seat % len(stack.ports)])
+            for seat, name in enumerate(group)
+        ]
         tables.append(table)
     players = [p for t in tables for p in t.players]
     await quiesce(stack, players[0].cookie)
@@ -1306,15 +1276,16 @@ class Echo:
 class EchoClient:
     """One socket to the echo consumer, sending at the phase's rate (a Poisson process)."""
 
-    def __init__(self, echo: Echo, index: int, cookie: str) -> None:
+    def __init__(self, echo: Echo, index: int, cookie: str, port: int | None = None) -> None:
         self.echo, self.index, self.cookie = echo, index, cookie
+        self.port = port if port is not None else echo.port
         self.group = index // SEATS
         self.members = list(range(self.group * SEATS, self.group * SEATS + SEATS))
         self.ws: Any = None
         self.tasks: list[asyncio.Task[None]] = []
 
     async def open(self) -> None:
-        self.ws = await open_socket(self.echo.port, f"/ws/bench/echo/{self.group}/", self.cookie)
+        self.ws = await open_socket(self.port, f"/ws/bench/echo/{self.group}/", self.cookie)
         self.tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._talk())]
 
     async def _read(self) -> None:
@@ -1407,7 +1378,10 @@ async def echo_phase(
     a second in all: the step's runs at the first rate, then the probe runs at the next."""
     began = time.monotonic()
     echo = Echo(port=stack.port, rng=random.Random(options.seed + 1), pad=pad)
-    clients = [EchoClient(echo, index, cookies[name]) for index, name in enumerate(names)]
+    clients = [
+        EchoClient(echo, index, cookies[name], stack.ports[index % len(stack.ports)])
+        for index, name in enumerate(names)
+    ]
     await quiesce(stack, clients[0].cookie)
     opened = await gather_limited(
         (c.open() for c in clients), CONNECT_CONCURRENCY, within=options.connect_limit
@@ -1454,6 +1428,7 @@ class StepResult:
     live: LivePhase
     echo: EchoPhase
     saturation_rate: float | None = None
+    webs: int = 1  # daphne processes
 
 
 def saturation_rate(phase: LivePhase) -> float | None:
@@ -1486,7 +1461,7 @@ async def run_step(
         f"  echo: {echo.seconds:.0f} s; {base['rate'] or 0:.1f} msg/s, "
         f"p99 (a) {_num(base['latency'].a[99])} ms, (b) {_num(base['latency'].b[99])} ms"
     )
-    return StepResult(live, echo, point)
+    return StepResult(live, echo, point, webs=len(stack.ports))
 
 
 async def bench(
@@ -1522,7 +1497,7 @@ def _ratio(live: float | None, base: float | None) -> float | None:
 
 
 def report(results: list[StepResult], options: Options, context: dict[str, Any]) -> str:
-    ordered = sorted(results, key=lambda r: r.live.players)
+    ordered = sorted(results, key=lambda r: (r.webs, r.live.players))
     lines = [
         "Live tables over real WebSockets: one daphne process, a Celery worker (prefork) and "
         "beat, on PostgreSQL and Redis — all on this machine",
@@ -1550,7 +1525,7 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
         live, echo = summarize(result.live.runs), summarize(result.echo.runs)
         la, le = live["latency"], echo["latency"]
         lines.append(
-            f"{result.live.players:>7,} {result.live.tables:>6,} {_num(live['sent_rate'], 1):>6}"
+            f"{_players(result):>7} {result.live.tables:>6,} {_num(live['sent_rate'], 1):>6}"
             f" {_num(live['rate'], 1):>6} │"
             f" {_num(la.a[50]):>7} {_num(la.a[95]):>6} {_num(la.a[99]):>6} │"
             f" {_num(la.b[50]):>7} {_num(la.b[95]):>6} {_num(la.b[99]):>6} │"
@@ -1561,6 +1536,12 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
         "  sent/s: actions the players sent; act/s: those accepted (acked). Latencies are of "
         "the accepted ones; '—': none was accepted in the runs."
     )
+    if any(r.webs > 1 for r in ordered):
+        lines.append(
+            "  N (2): the same step on two daphne processes sharing the Redis layer (no proxy:"
+            " each table's players split over both, so every change crosses processes); the"
+            " echo likewise. daphne CPU/RSS below: both together."
+        )
     lines += [
         "",
         "Timeouts, errors and delivery. Lateness: when beat's sweep applied a timeout minus the "
@@ -1580,7 +1561,7 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
         unanswered = summarize(live.runs)["unanswered"]
         connected = live.players - live.not_opened
         lines.append(
-            f"{live.players:>7,} {len(late):>8} {_num(percentile(late, 50)):>8}"
+            f"{_players(result):>7} {len(late):>8} {_num(percentile(late, 50)):>8}"
             f" {_num(percentile(late, 95)):>6} {_num(percentile(late, 99)):>6} │"
             f" {sum(live.errors.values()):>6} {unanswered:>10} {live.lost:>5}"
             f" {f'{live.resyncs}+{live.late_resyncs}':>7}"
@@ -1590,7 +1571,7 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
     for result in ordered:
         if result.live.errors:
             codes = ", ".join(f"{c} {n}" for c, n in result.live.errors.most_common())
-            lines.append(f"  {result.live.players} players, errors: {codes}")
+            lines.append(f"  {_players(result)} players, errors: {codes}")
     if CONNECT_RETRIES:
         lines.append(
             "  handshakes retried (daphne dropped them before accepting): "
@@ -1616,7 +1597,7 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
     for result in ordered:
         live, echo = summarize(result.live.runs), summarize(result.echo.runs)
         lines.append(
-            f"{result.live.players:>7,} │ {cell(live, 'daphne', 9)} {cell(live, 'worker', 9)}"
+            f"{_players(result):>7} │ {cell(live, 'daphne', 9)} {cell(live, 'worker', 9)}"
             f" {cell(live, 'beat', 8)} {cell(live, 'postgres', 8, False)}"
             f" {cell(live, 'redis', 8)} {cell(live, 'load-gen', 9)} {_num(live['machine']):>6}% │"
             f" {cell(echo, 'daphne', 12)} {cell(echo, 'redis', 5, False)}"
@@ -1626,7 +1607,7 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
     for result in ordered:
         live = result.live
         lines.append(
-            f"  {live.players:>5,} players: sockets open in {live.connect_seconds:.0f} s"
+            f"  {_players(result):>7} players: sockets open in {live.connect_seconds:.0f} s"
             f"{f' ({live.not_opened} never opened)' if live.not_opened else ''}; "
             f"{live.dealt}/{live.tables} tables dealt {live.warmup_seconds:.0f} s after the "
             f"first start; the live phase took {live.seconds:.0f} s, the echo phase "
@@ -1680,8 +1661,14 @@ def saturation_lines(result: StepResult, options: Options) -> list[str]:
     return lines
 
 
+def _players(result: StepResult) -> str:
+    players = f"{result.live.players:,}"
+    return players if result.webs == 1 else f"{players} ({result.webs})"
+
+
 def targets(results: list[StepResult]) -> list[str]:
     lines = ["Targets for one daphne process:"]
+    results = [r for r in results if r.webs == 1]
     step = next((r for r in results if r.live.players == TARGET_PLAYERS), None)
     if step is None:
         lines.append(f"  (no {TARGET_PLAYERS}-player step in this run: latency targets not judged)")
@@ -1732,6 +1719,7 @@ def as_json(results: list[StepResult], context: dict[str, Any]) -> dict[str, Any
         steps.append(
             {
                 "players": live.players,
+                "webs": r.webs,
                 "tables": live.tables,
                 "not_opened": live.not_opened,
                 "live": figures(live.runs),
@@ -1779,6 +1767,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{time.monotonic() - started:.0f} s ({time.monotonic() - began:.0f} s since start)"
         )
         results = asyncio.run(bench(options, stack, cookies, names))
+        if options.two_webs:
+            # The same stack with two web processes on one Redis layer (docs/deployment.md).
+            stack.stop()
+            stack = Stack(env, logs, webs=2)
+            stack.start()
+            log(f"step: {options.two_webs} players on two daphne processes")
+            players = names[: options.two_webs]
+            results.append(asyncio.run(run_step(stack, cookies, players, options, search=False)))
         context["load_after"] = load_average()
         context["seconds"] = round(time.monotonic() - began)
         print(report(results, options, context))

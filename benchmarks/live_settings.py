@@ -9,7 +9,13 @@ of which touches a live table:
 - static files are served by their plain names from the apps' folders (as in
   development), so that the benchmark needs no collectstatic in the checkout: the pages
   are only read for the sign-in form, never their assets.
+
+Two knobs for experiments (`--env NAME=VALUE`, printed with the figures), unset by
+default: CONSUMER_DATABASE_THREADS and SWITCH_INTERVAL (the interpreter's GIL switch
+interval, seconds).
 """
+
+import os
 
 from config.settings import *  # noqa: F403
 
@@ -20,3 +26,12 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+
+# An experiment's knob (`--env CONSUMER_DATABASE_THREADS=N`): the consumers' database
+# threads (tables/consumers.py; 0 = Channels' one thread).
+if "CONSUMER_DATABASE_THREADS" in os.environ:
+    CONSUMER_DATABASE_THREADS = int(os.environ["CONSUMER_DATABASE_THREADS"])
+if "SWITCH_INTERVAL" in os.environ:
+    import sys
+
+    sys.setswitchinterval(float(os.environ["SWITCH_INTERVAL"]))

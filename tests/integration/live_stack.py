@@ -20,9 +20,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import time
 import uuid
@@ -40,6 +37,7 @@ from websockets.exceptions import ConnectionClosed
 from accounts.models import Account, LedgerEntry, User
 from accounts.services import GRANTS_ACCOUNT_CODE, WELCOME_GRANT_CHIPS
 from benchmarks import http_login
+from benchmarks.processes import Service, free_port  # shared with make bench-live
 from games import engine
 from games.record import replay
 from tables import services
@@ -62,79 +60,6 @@ COMMAND_IDS = itertools.count(1)
 
 
 # --- processes -------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Service:
-    """One subprocess, restartable, each run logging to its own file."""
-
-    def __init__(self, name: str, argv: list[str], env: dict[str, str], logs: Path) -> None:
-        self.name, self.argv, self.env, self.logs = name, argv, env, logs
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log_files: list[Path] = []
-
-    def start(self) -> None:
-        log = self.logs / f"{self.name}-{len(self.log_files) + 1}.log"
-        self.log_files.append(log)
-        with log.open("wb") as out:
-            # Its own session, so that a signal reaches it (and only it) by its group id.
-            self.proc = subprocess.Popen(
-                self.argv,
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def _signal(self, sig: signal.Signals) -> None:
-        if self.running():
-            assert self.proc is not None
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs, as in a crash."""
-        self._signal(signal.SIGKILL)
-        if self.proc is not None:
-            self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        self._signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._signal(signal.SIGKILL)
-            self.proc.wait(timeout=10)
-
-    def log_text(self, run: int | None = None) -> str:
-        """Every run's log, or only run number `run` (1, 2, …)."""
-        paths = self.log_files if run is None else self.log_files[run - 1 : run]
-        return "".join(path.read_text(errors="replace") for path in paths if path.exists())
-
-    def wait_for_log(
-        self, pattern: str, timeout: float = STARTUP_TIMEOUT, *, run: int | None = None
-    ) -> re.Match[str]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            found = re.search(pattern, self.log_text(run))
-            if found:
-                return found
-            if not self.running():
-                raise AssertionError(f"{self.name} exited (code {self.proc and self.proc.poll()})")
-            time.sleep(0.1)
-        raise AssertionError(f"{self.name}: no {pattern!r} in its log within {timeout:.0f} s")
 
 
 def require_redis_server() -> None:
@@ -164,7 +89,7 @@ class Stack:
     ) -> None:
         self.redis: Service | None = None
         if private_redis:
-            self.redis_port = _free_port()
+            self.redis_port = free_port()
             self.redis = Service(
                 "redis",
                 [
@@ -176,7 +101,7 @@ class Stack:
             )
             env = {**env, "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"}
         self.env = env
-        self.ports = [_free_port() for _ in range(webs)]
+        self.ports = [free_port() for _ in range(webs)]
         self.webs = [
             Service(
                 "daphne" if webs == 1 else f"daphne{i + 1}",
