@@ -347,3 +347,71 @@ def is_natural(first: int, second: int) -> bool:
 
 def two_card_hands() -> list[tuple[int, int]]:
     return [(a, b) for a in range(10) for b in range(a, 10)]
+
+
+# --- exact: every card drawn without replacement ------------------------------------------
+
+
+class ExactShoe:
+    """A dealer's up-card and the shoe the player draws from, without replacement.
+
+    `base` holds the cards not seen, *plus* those of the player's hand (counts by rank; the
+    up-card is not in it). A hand is a multiset of ranks drawn from `base`; its later cards
+    and the dealer's come from what is left. Shared by the exact recounts of the charts
+    (`classic.exact_expected_return`, `blackjack.exact_expected_return`) and the decision
+    review (`games.strategy.review`), each with its own play on top.
+    """
+
+    def __init__(self, rules: Rules, upcard: int, base: Sequence[int]) -> None:
+        self.rules = rules
+        self.base = tuple(base)
+        self.graph = dealer_graph(upcard, rules.hits_soft_17)
+        self.natural_rank = TEN if upcard == ACE else ACE if upcard == TEN else None
+        self._dealer: dict[tuple[int, ...], list[float]] = {}
+
+    def left(self, hand: tuple[int, ...]) -> list[int]:
+        return [self.base[r] - hand[r] for r in range(10)]
+
+    def dealer(self, hand: tuple[int, ...]) -> list[float]:
+        """The dealer's outcomes, drawing from what `hand` leaves."""
+        d = self._dealer.get(hand)
+        if d is None:
+            d = self._dealer[hand] = dealer_distribution(self.graph, self.left(hand))
+        return d
+
+    def p_natural(self, hand: tuple[int, ...]) -> float:
+        if self.natural_rank is None:
+            return 0.0
+        left = self.left(hand)
+        return left[self.natural_rank] / sum(left)
+
+    def settle(self, state: int, hand: tuple[int, ...]) -> float:
+        """Standing with `state`, holding `hand`. Peek: E[payoff and no dealer natural]
+        (the hole card is exchangeable with the player's draws, so it may be drawn after
+        them). No peek: the natural is one more dealer outcome, and it beats the hand."""
+        peek = self.rules.dealer_peeks
+        if state == BUST:
+            return -(1.0 - self.p_natural(hand)) if peek else -1.0
+        d = self.dealer(hand)
+        total, _ = state_total(state)
+        ev = d[DBUST] - (0.0 if peek else d[DNATURAL])
+        for k in range(5):
+            if 17 + k < total:
+                ev += d[k]
+            elif 17 + k > total:
+                ev -= d[k]
+        return ev
+
+    def draws(self, hand: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], int]]:
+        """(probability, the hand with the card, rank) of each card the player may draw."""
+        left = self.left(hand)
+        n = sum(left)
+        return [
+            (left[r] / n, (*hand[:r], hand[r] + 1, *hand[r + 1 :]), r)
+            for r in range(10)
+            if left[r] > 0
+        ]
+
+    def double(self, state: int, hand: tuple[int, ...]) -> float:
+        """One card, then stand, for two units."""
+        return 2.0 * sum(p * self.settle(STEP[state][r], more) for p, more, r in self.draws(hand))

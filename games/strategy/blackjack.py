@@ -20,16 +20,14 @@ from games.strategy._chart import Chart, HandEVs, compute_chart
 from games.strategy._twentyone import (
     ACE,
     BUST,
-    DBUST,
     DNATURAL,
     RANK_CHARS,
     STEP,
     TEN,
     UPCARD_ORDER,
+    ExactShoe,
     Rules,
     deal_probability,
-    dealer_distribution,
-    dealer_graph,
     hand_state,
     is_natural,
     rank_index,
@@ -202,39 +200,9 @@ def exact_expected_return(
 def _exact_for_upcard(strategy: BlackjackStrategy, up: int) -> float:
     chart = strategy.chart
     rules = chart.rules
-    full = rules.full_shoe()
-    graph = dealer_graph(up, rules.hits_soft_17)
+    base = [c - (r == up) for r, c in enumerate(rules.full_shoe())]
+    shoe = ExactShoe(rules, up, base)  # no hole card: settle counts the dealer's natural
     upcard = RANK_CHARS[up]
-
-    def shoe_after(removed: tuple[int, ...]) -> list[int]:
-        return [full[r] - removed[r] - (r == up) for r in range(10)]
-
-    @cache
-    def dealer(removed: tuple[int, ...]) -> list[float]:
-        return dealer_distribution(graph, shoe_after(removed))
-
-    def settle(state: int, removed: tuple[int, ...]) -> float:
-        # No hole card: the dealer's natural is one more outcome, and it beats the hand.
-        if state == BUST:
-            return -1.0
-        d = dealer(removed)
-        total, _ = state_total(state)
-        ev = d[DBUST] - d[DNATURAL]
-        for k in range(5):
-            if 17 + k < total:
-                ev += d[k]
-            elif 17 + k > total:
-                ev -= d[k]
-        return ev
-
-    def draws(removed: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], int]]:
-        shoe = shoe_after(removed)
-        n = sum(shoe)
-        return [
-            (shoe[r] / n, (*removed[:r], removed[r] + 1, *removed[r + 1 :]), r)
-            for r in range(10)
-            if shoe[r] > 0
-        ]
 
     @cache
     def play(state: int, removed: tuple[int, ...]) -> float:
@@ -247,22 +215,22 @@ def _exact_for_upcard(strategy: BlackjackStrategy, up: int) -> float:
             or strategy.decision("soft" if soft else "hard", total, upcard, can_double=False)
             == "stand"
         ):
-            return settle(state, removed)
-        return sum(p * play(STEP[state][r], more) for p, more, r in draws(removed))
+            return shoe.settle(state, removed)
+        return sum(p * play(STEP[state][r], more) for p, more, r in shoe.draws(removed))
 
     result = 0.0
     for h in two_card_hands():
         removed = tuple(int(r == h[0]) + int(r == h[1]) for r in range(10))
         weight = deal_probability(rules, up, *h)
         if is_natural(*h):
-            result += weight * rules.natural_pays * (1.0 - dealer(removed)[DNATURAL])
+            result += weight * rules.natural_pays * (1.0 - shoe.dealer(removed)[DNATURAL])
             continue
         state = hand_state(h)
         total, soft = state_total(state)
         if h[0] == h[1] and chart.pairs[(h[0], up)] == "P":
             ev = chart.pair_evs[(h[0], up)]["split"]
         elif strategy.decision("soft" if soft else "hard", total, upcard) == "double":
-            ev = 2.0 * sum(p * settle(STEP[state][r], more) for p, more, r in draws(removed))
+            ev = shoe.double(state, removed)
         else:
             ev = play(state, removed)
         result += weight * ev

@@ -22,15 +22,13 @@ from typing import Literal
 from games.strategy._chart import Chart, compute_chart
 from games.strategy._twentyone import (
     BUST,
-    DBUST,
     DNATURAL,
     RANK_CHARS,
     STEP,
     UPCARD_ORDER,
+    ExactShoe,
     Rules,
     deal_probability,
-    dealer_distribution,
-    dealer_graph,
     hand_state,
     is_natural,
     rank_index,
@@ -124,54 +122,25 @@ def exact_expected_return(strategy: ClassicStrategy, upcards: Iterable[str] | No
 
 def _exact_for_upcard(strategy: ClassicStrategy, up: int) -> float:
     rules = strategy.chart.rules
-    full = rules.full_shoe()
-    graph = dealer_graph(up, rules.hits_soft_17)
+    base = [c - (r == up) for r, c in enumerate(rules.full_shoe())]
+    shoe = ExactShoe(rules, up, base)  # peek: settle is E[payoff and no dealer natural]
     upcard = RANK_CHARS[up]
-
-    def shoe_after(removed: tuple[int, ...]) -> list[int]:
-        return [full[r] - removed[r] - (r == up) for r in range(10)]
-
-    @cache
-    def dealer(removed: tuple[int, ...]) -> list[float]:
-        return dealer_distribution(graph, shoe_after(removed))
-
-    def settle(state: int, removed: tuple[int, ...]) -> float:
-        # E[payoff, and no dealer natural]. The hole card is exchangeable with the
-        # player's draws, so it may be treated as drawn after them.
-        d = dealer(removed)
-        if state == BUST:
-            return -(1.0 - d[DNATURAL])
-        total, _ = state_total(state)
-        ev = d[DBUST]
-        for k in range(5):
-            if 17 + k < total:
-                ev += d[k]
-            elif 17 + k > total:
-                ev -= d[k]
-        return ev
 
     @cache
     def play(removed: tuple[int, ...], state: int) -> float:
         if state == BUST:
-            return settle(state, removed)
+            return shoe.settle(state, removed)
         total, soft = state_total(state)
         if total == 21 or strategy.decision("soft" if soft else "hard", total, upcard) == "stand":
-            return settle(state, removed)
-        shoe = shoe_after(removed)
-        n = sum(shoe)
-        ev = 0.0
-        for r in range(10):
-            if shoe[r] > 0:
-                more = (*removed[:r], removed[r] + 1, *removed[r + 1 :])
-                ev += shoe[r] / n * play(more, STEP[state][r])
-        return ev
+            return shoe.settle(state, removed)
+        return sum(p * play(more, STEP[state][r]) for p, more, r in shoe.draws(removed))
 
     result = 0.0
     for h in two_card_hands():
         removed = tuple(int(r == h[0]) + int(r == h[1]) for r in range(10))
-        if min(shoe_after(removed)) < 0:
+        if min(shoe.left(removed)) < 0:
             continue
-        p_natural = dealer(removed)[DNATURAL]
+        p_natural = shoe.dealer(removed)[DNATURAL]
         if is_natural(*h):
             ev = (1.0 - p_natural) * rules.natural_pays
         else:

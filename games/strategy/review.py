@@ -55,15 +55,12 @@ from games.strategy import banker36 as duel36
 from games.strategy._twentyone import (
     ACE,
     BUST,
-    DBUST,
-    DNATURAL,
     RANK_CHARS,
     STEP,
     TEN,
+    ExactShoe,
     Rules,
     Situation,
-    dealer_distribution,
-    dealer_graph,
     hand_state,
     make_situation,
     rank_index,
@@ -133,63 +130,19 @@ def _ranks(cards: Sequence[str]) -> list[int]:
     return [rank_index(card) for card in cards]
 
 
-class _Exact:
-    """Exact hit / stand / double values for one up-card and one unseen shoe.
+class _Exact(ExactShoe):
+    """Exact hit / stand / double values for one up-card and one unseen shoe, with the
+    best play after a hit.
 
     `base` is the shoe the seat has not seen *plus* the cards of the hand being valued
-    (for `classic`: the full deck minus the up-card). A hand is its multiset of ranks drawn
-    from `base`; its later cards and the dealer's are drawn without replacement from what
-    is left. Every hand of the same up-card shares the memo, so a review pays for each
-    multiset of player cards once per process, not once per decision.
+    (for `classic`: the full deck minus the up-card). Every hand of the same up-card
+    shares the memo, so a review pays for each multiset of player cards once per
+    process, not once per decision.
     """
 
     def __init__(self, rules: Rules, upcard: int, base: tuple[int, ...]) -> None:
-        self.rules = rules
-        self.base = base
-        self.graph = dealer_graph(upcard, rules.hits_soft_17)
-        self.natural_rank = TEN if upcard == ACE else ACE if upcard == TEN else None
-        self._dealer: dict[tuple[int, ...], list[float]] = {}
+        super().__init__(rules, upcard, base)
         self._best: dict[tuple[int, ...], float] = {}
-
-    def left(self, hand: tuple[int, ...]) -> list[int]:
-        return [self.base[r] - hand[r] for r in range(10)]
-
-    def dealer(self, hand: tuple[int, ...]) -> list[float]:
-        d = self._dealer.get(hand)
-        if d is None:
-            d = self._dealer[hand] = dealer_distribution(self.graph, self.left(hand))
-        return d
-
-    def p_natural(self, hand: tuple[int, ...]) -> float:
-        if self.natural_rank is None:
-            return 0.0
-        left = self.left(hand)
-        return left[self.natural_rank] / sum(left)
-
-    def settle(self, state: int, hand: tuple[int, ...]) -> float:
-        """Stand with `state` holding `hand`. Peek: E[payoff and no dealer natural] (the
-        hole card is exchangeable with the player's draws, so it may be drawn after
-        them). No peek: the natural beats the hand."""
-        if state == BUST:
-            return -(1.0 - self.p_natural(hand)) if self.rules.dealer_peeks else -1.0
-        d = self.dealer(hand)
-        total, _ = state_total(state)
-        ev = d[DBUST] - (0.0 if self.rules.dealer_peeks else d[DNATURAL])
-        for k in range(5):
-            if 17 + k < total:
-                ev += d[k]
-            elif 17 + k > total:
-                ev -= d[k]
-        return ev
-
-    def draws(self, hand: tuple[int, ...]) -> list[tuple[float, tuple[int, ...], int]]:
-        left = self.left(hand)
-        n = sum(left)
-        return [
-            (left[r] / n, (*hand[:r], hand[r] + 1, *hand[r + 1 :]), r)
-            for r in range(10)
-            if left[r] > 0
-        ]
 
     def best(self, state: int, hand: tuple[int, ...]) -> float:
         if state == BUST or state_total(state)[0] >= 21:
@@ -207,7 +160,7 @@ class _Exact:
         on the dealer having no natural."""
         state = hand_state([r for r in range(10) for _ in range(hand[r])])
         stand, hit = self.settle(state, hand), self.hit(state, hand)
-        double = 2.0 * sum(p * self.settle(STEP[state][r], more) for p, more, r in self.draws(hand))
+        double = self.double(state, hand)
         if self.rules.dealer_peeks:
             keep = 1.0 - self.p_natural(hand)
             return stand / keep, hit / keep, double / keep
