@@ -154,12 +154,7 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # capacity: messages waiting per channel before channels_redis drops more.
-            # Every consumer of a web process receives through one Redis list, read a
-            # message at a time, so the default 100 is shared by all its sockets: at 400
-            # players a busy process dropped hundreds of table updates a minute (make
-            # bench-live; each costs its client a snapshot): better late than lost.
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000},
+            "CONFIG": {"hosts": [REDIS_URL]},
         }
     }
 else:
