@@ -10,9 +10,8 @@ of which touches a live table:
   development), so that the benchmark needs no collectstatic in the checkout: the pages
   are only read for the sign-in form, never their assets.
 
-Two knobs for experiments (`--env NAME=VALUE`, printed with the figures), unset by
-default: CONSUMER_DATABASE_THREADS and SWITCH_INTERVAL (the interpreter's GIL switch
-interval, seconds).
+A knob for experiments (`--env NAME=VALUE`, printed with the figures), unset by
+default: SWITCH_INTERVAL (the interpreter's GIL switch interval, seconds).
 """
 
 import os
@@ -27,10 +26,6 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 
-# An experiment's knob (`--env CONSUMER_DATABASE_THREADS=N`): the consumers' database
-# threads (tables/consumers.py; 0 = Channels' one thread).
-if "CONSUMER_DATABASE_THREADS" in os.environ:
-    CONSUMER_DATABASE_THREADS = int(os.environ["CONSUMER_DATABASE_THREADS"])
 if "SWITCH_INTERVAL" in os.environ:
     import sys
 
