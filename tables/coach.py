@@ -28,8 +28,6 @@ from tables.reviews import game_review
 # The variants whose tables offer the coach (the two training games).
 COACHED = ("blackjack", "solo")
 
-_UNIT = {"blackjack": "units", "classic": "points", "banker36": "chips", "solo": "coins"}
-
 
 def _upcard(rank: str) -> str:
     """«против десятки»: the dealer's up-card in the genitive after «против»."""
@@ -225,7 +223,7 @@ def coach_state(request: HttpRequest, table_id: int) -> JsonResponse:
             "variant": table.variant,
             "version": version,
             "game": game.number if game is not None else None,
-            "unit": _UNIT[table.variant],
+            "unit": table.variant_spec.currency,
             "hint": hint,
             "last_round": last_round,
             "session": _summary(session.only("loss")),

@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from games.strategy.review import MISTAKE_EPSILON
 from tables.variants import STAKE_FIELDS, Variant, get_variant, variant_choices
 
 
@@ -468,10 +469,6 @@ class Decision(models.Model):
     @property
     def mistake(self) -> bool:
         return self.loss > MISTAKE_EPSILON
-
-
-# Values are stored to 4 decimals: a loss below this is a best choice (a tie or rounding).
-MISTAKE_EPSILON = 1e-9
 
 
 class ClientCommand(models.Model):

@@ -72,6 +72,8 @@ from games.strategy.classic import CLASSIC_RULES, POINTS
 REVIEWED = ("blackjack", "classic", "banker36", "solo")
 PLAY = ("hit", "stand", "double", "split")
 DIGITS = 4  # values are rounded to this many decimals when stored
+# A loss at most this is a best choice (a tie, or the rounding of stored values).
+MISTAKE_EPSILON = 1e-9
 
 
 @dataclass(frozen=True)
@@ -456,7 +458,7 @@ def review_record(
 def summary(decisions: Sequence[Mapping[str, Any]]) -> dict[str, float | int]:
     """Decisions, best choices, accuracy and value lost per 100 decisions."""
     count = len(decisions)
-    right = sum(1 for d in decisions if d["loss"] <= 1e-9)
+    right = sum(1 for d in decisions if d["loss"] <= MISTAKE_EPSILON)
     lost = sum(d["loss"] for d in decisions)
     return {
         "decisions": count,
