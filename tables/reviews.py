@@ -67,8 +67,12 @@ def game_review(game: Game | int) -> int:
     return len(decisions)
 
 
-def games_review(games: Iterable[Game]) -> None:
-    """Review each game that has actions not reviewed yet."""
+def games_review(games: Iterable[Game]) -> tuple[int, int]:
+    """Review each game that has actions not reviewed yet; return how many games were
+    reviewed and how many decisions stored."""
+    reviewed = stored = 0
     for game in games:
         if game.reviewed_actions < len(game.actions):
-            game_review(game)
+            stored += game_review(game)
+            reviewed += 1
+    return reviewed, stored

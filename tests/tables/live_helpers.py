@@ -89,3 +89,13 @@ def sweep_after(moment: datetime.datetime | None, seconds: float = 0.001) -> int
 
 def ledger_for(game: Game) -> list[LedgerEntry]:
     return list(LedgerEntry.objects.filter(game=game).order_by("id"))
+
+
+def classic_started(make_user: Any, ann: str = "ann", bob: str = "bob") -> tuple[Table, dict]:
+    """A classic match of two new players, dealt: the table and its users by pk."""
+    first, second = make_user(ann), make_user(bob)
+    table = services.table_create(variant="classic", name=f"Классика {ann}", created_by=first)
+    services.seat_take(table=table, player=first)
+    services.seat_take(table=table, player=second)
+    services.game_start(table=table, by=first)
+    return table, {first.pk: first, second.pk: second}

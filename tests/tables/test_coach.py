@@ -16,7 +16,7 @@ from tables import services
 from tables.coach import situation_label
 from tables.models import Decision, Game
 from tables.reviews import game_review
-from tests.tables.live_helpers import play_game_randomly, playing
+from tests.tables.live_helpers import classic_started, play_game_randomly, playing
 
 
 @pytest.fixture
@@ -113,13 +113,10 @@ def test_a_game_that_ends_is_reviewed_once_with_every_human_decision(
 
     monkeypatch.setitem(app.conf, "task_always_eager", True)
     settings.GAME_INTERLUDE_SECONDS = 3600
-    ann, bob = make_user("ann"), make_user("bob")
-    table = services.table_create(variant="classic", name="Классика", created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    services.game_start(table=table, by=ann)
+    table, users = classic_started(make_user)
+    ann, bob = users.values()
     with django_capture_on_commit_callbacks(execute=True):
-        game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(3))
+        game = play_game_randomly(table, users, random.Random(3))
     assert game.status == Game.Status.FINISHED
     game.refresh_from_db()
     assert game.reviewed_actions == len(game.actions)  # the task ran on commit
@@ -150,12 +147,9 @@ def test_the_replay_shows_each_of_the_viewers_decisions_with_its_values(
     client, db, make_user, settings
 ):
     settings.GAME_INTERLUDE_SECONDS = 3600
-    ann, bob = make_user("ann"), make_user("bob")
-    table = services.table_create(variant="classic", name="Классика", created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    services.game_start(table=table, by=ann)
-    game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(8))
+    table, users = classic_started(make_user)
+    ann, _bob = users.values()
+    game = play_game_randomly(table, users, random.Random(8))
     client.force_login(ann)
     data = client.get(reverse("game_replay_data", args=[game.pk])).json()
     assert data["unit"] == "очки"

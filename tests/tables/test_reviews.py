@@ -12,16 +12,7 @@ from django.urls import reverse
 from games import engine
 from tables import services
 from tables.models import Decision, Game
-from tests.tables.live_helpers import play_game_randomly, playing
-
-
-def _classic_match(make_user, seed: int):
-    ann, bob = make_user(f"ann{seed}"), make_user(f"bob{seed}")
-    table = services.table_create(variant="classic", name=f"К{seed}", created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    services.game_start(table=table, by=ann)
-    return table, {ann.pk: ann, bob.pk: bob}
+from tests.tables.live_helpers import classic_started, play_game_randomly, playing
 
 
 def _review_games() -> str:
@@ -32,7 +23,7 @@ def _review_games() -> str:
 
 def test_review_games_stores_the_decisions_of_games_not_reviewed_yet(db, make_user, settings):
     settings.GAME_INTERLUDE_SECONDS = 3600
-    table, users = _classic_match(make_user, 1)
+    table, users = classic_started(make_user, "ann1", "bob1")
     game = play_game_randomly(table, users, random.Random(2))
     assert not Decision.objects.filter(game=game).exists()  # no task ran: nothing committed
     count_line = _review_games()
@@ -45,9 +36,9 @@ def test_the_admin_lists_decisions_of_games_over_but_not_of_a_game_in_play(
     client, db, make_user, settings
 ):
     settings.GAME_INTERLUDE_SECONDS = 3600
-    table, users = _classic_match(make_user, 3)
+    table, users = classic_started(make_user, "ann3", "bob3")
     over = play_game_randomly(table, users, random.Random(4))
-    other, others = _classic_match(make_user, 5)
+    other, others = classic_started(make_user, "ann5", "bob5")
     game = playing(other)
     seat = engine.legal_actions(game.state)["seat"]
     mover = others[game.player_entry(seat)["user"]]

@@ -21,7 +21,7 @@ from tables import services
 from tables.coach import situation_label
 from tables.models import MISTAKE_EPSILON, Decision, Game
 from tables.skill import MIN_DECISIONS, RATED, leaderboard, player_skills, skill_of
-from tests.tables.live_helpers import play_game_randomly, play_step, playing
+from tests.tables.live_helpers import classic_started, play_game_randomly, play_step, playing
 
 
 def ru(value: float) -> str:
@@ -54,12 +54,9 @@ def chart(html: str, ident: str) -> ET.Element | None:
 
 def _classic_match(make_user: Any, settings: Any, seed: int = 3) -> tuple[Any, Any, Game]:
     settings.GAME_INTERLUDE_SECONDS = 3600
-    ann, bob = make_user("ann"), make_user("bob")
-    table = services.table_create(variant="classic", name="Классика", created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    services.game_start(table=table, by=ann)
-    game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(seed))
+    table, users = classic_started(make_user)
+    ann, bob = users.values()
+    game = play_game_randomly(table, users, random.Random(seed))
     assert game.status == Game.Status.FINISHED
     return ann, bob, game
 

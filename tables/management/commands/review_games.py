@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand
 
 from games.strategy.review import REVIEWED
 from tables.models import Game
-from tables.reviews import game_review
+from tables.reviews import games_review
 
 
 class Command(BaseCommand):
@@ -17,9 +17,5 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         games = Game.objects.filter(variant__in=REVIEWED).select_related("table").order_by("pk")
-        reviewed = stored = 0
-        for game in games.iterator(chunk_size=200):
-            if game.reviewed_actions < len(game.actions):
-                stored += game_review(game)
-                reviewed += 1
+        reviewed, stored = games_review(games.iterator(chunk_size=200))
         self.stdout.write(f"reviewed {reviewed} game(s), stored {stored} decision(s)")
