@@ -153,7 +153,7 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "config.channel_layer.RedisChannelLayer",  # channels_redis, a race closed
             "CONFIG": {"hosts": [REDIS_URL]},
         }
     }

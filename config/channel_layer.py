@@ -1,0 +1,71 @@
+"""The Redis channel layer, with one message-losing race of channels_redis closed.
+
+channels_redis reads a whole web process's messages through one Redis queue. Whichever
+consumer of the process holds its receive lock pops the next message (BZPOPMIN), backs it
+up (ZADD) and files it in the buffer of the channel it is for — usually another consumer's.
+When the lock holder is cancelled in between (its consumer is stopping: the socket closed),
+the popped message is in neither the queue, the backup nor a buffer: another player's frame
+is lost. A drop of one player's socket while the table announced it to the others lost
+exactly that announcement (tests/integration/test_live_processes.py; the pop is channels_redis
+4.3's `receive_single`; upstream discussion: django/channels_redis#366).
+
+Here the pop runs in a task of its own that the consumer's cancellation does not reach:
+the consumer stops at once, and the message it was fetching for another channel is filed
+in that channel's buffer when the pop completes. While the orphaned pop is in flight it
+holds the queue's clean lock, so the next pop starts after it and order is kept. That next
+pop may already be blocked in Redis on behalf of the very channel the message was filed
+for, and would not look at the buffer until it pops something: a wake-up message on a
+channel nobody reads makes it return and look.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from channels.exceptions import ChannelFull
+from channels_redis import core
+
+logger = logging.getLogger(__name__)
+
+
+class RedisChannelLayer(core.RedisChannelLayer):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._wakers: set[asyncio.Future[None]] = set()
+
+    @property
+    def _wake_channel(self) -> str:
+        return f"specific.{self.client_prefix}!wake"
+
+    async def receive_single(self, channel: str) -> tuple[Any, dict[str, Any]]:
+        if "!" not in channel:  # a plain channel: its cancelled reader was its only reader
+            return await super().receive_single(channel)  # type: ignore[no-any-return]
+        popping = asyncio.ensure_future(super().receive_single(channel))
+        try:
+            return await asyncio.shield(popping)
+        except asyncio.CancelledError:
+            popping.add_done_callback(self._file_orphan)
+            raise
+
+    def _file_orphan(self, popping: asyncio.Future[tuple[Any, dict[str, Any]]]) -> None:
+        """A pop whose receiver was cancelled: file its message as the receiver would have,
+        and wake whoever now waits in Redis."""
+        if popping.cancelled() or popping.exception() is not None:
+            return  # nothing was taken off the queue (a failed pop leaves it there)
+        channels, message = popping.result()
+        for name in channels if isinstance(channels, list) else [channels]:
+            self.receive_buffer[name].put_nowait(message)
+        self.receive_buffer.pop(self._wake_channel, None)  # earlier wake-ups, never read
+        waking = asyncio.ensure_future(self._wake())
+        self._wakers.add(waking)
+        waking.add_done_callback(self._wakers.discard)
+
+    async def _wake(self) -> None:
+        try:
+            await self.send(self._wake_channel, {"type": "layer.wake"})
+        except ChannelFull:
+            pass  # a full queue is being popped: its reader returns soon anyway
+        except Exception:  # Redis gone: the blocked pop fails too, and its consumer with it
+            logger.warning("could not wake the channel layer's reader", exc_info=True)

@@ -1,0 +1,61 @@
+"""The channel layer does not lose a message when the consumer fetching it stops.
+
+On real Redis. The pop's second round trip (the backup ZADD) is slowed so that the
+receiver can be cancelled inside it every time, instead of one time in many."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from channels_redis.core import RedisChannelLayer as UpstreamLayer
+
+from config.channel_layer import RedisChannelLayer
+
+pytestmark = [pytest.mark.services, pytest.mark.asyncio]
+
+
+async def _frame_for_b_while_a_stops(layer: Any) -> dict[str, Any] | None:
+    """Consumer A holds the process's receive lock when a frame for consumer B arrives,
+    and A's consumer stops while it is backing that frame up. What does B receive?"""
+    connection = layer.connection(0)
+    backing_up = asyncio.Event()
+    zadd = connection.zadd
+
+    async def slow_zadd(*args: Any, **kwargs: Any) -> Any:
+        backing_up.set()
+        await asyncio.sleep(0.05)
+        return await zadd(*args, **kwargs)
+
+    connection.zadd = slow_zadd
+    a, b = await layer.new_channel(), await layer.new_channel()
+    receiving_a = asyncio.ensure_future(layer.receive(a))
+    await asyncio.sleep(0.05)  # A takes the lock and waits in Redis
+    receiving_b = asyncio.ensure_future(layer.receive(b))
+    await asyncio.sleep(0.05)
+    try:
+        await layer.send(b, {"type": "table.frame", "n": 1})
+        await backing_up.wait()
+        receiving_a.cancel()
+        try:
+            return await asyncio.wait_for(receiving_b, 2)
+        except TimeoutError:
+            return None
+    finally:
+        receiving_a.cancel()
+        await asyncio.gather(receiving_a, return_exceptions=True)
+        await layer.flush()
+
+
+async def test_a_frame_popped_by_a_stopping_consumer_reaches_its_channel(redis_url):
+    layer = RedisChannelLayer(hosts=[redis_url])
+    assert await _frame_for_b_while_a_stops(layer) == {"type": "table.frame", "n": 1}
+
+
+async def test_upstream_channels_redis_still_loses_it(redis_url):
+    """Why config.channel_layer exists. When this fails, channels_redis has fixed the race
+    and our subclass can go."""
+    layer = UpstreamLayer(hosts=[redis_url])
+    layer.brpop_timeout = 1
+    assert await _frame_for_b_while_a_stops(layer) is None
