@@ -154,7 +154,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "config.channel_layer.RedisChannelLayer",  # channels_redis, a race closed
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # capacity: messages waiting per channel before channels_redis drops more.
+            # Every consumer of a web process receives through one Redis list, read a
+            # message at a time, so the default 100 is shared by all its sockets: at 400
+            # players a busy process dropped hundreds of table updates a minute (make
+            # bench-live; each costs its client a snapshot): better late than lost.
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000},
         }
     }
 else:

@@ -1,15 +1,35 @@
 """Channel-layer groups of a live table, and sending to them after a commit.
 
-Every connection to a table joins `table_group(id)`; a signed-in one also joins
-`user_group(id, user)`. A change is sent as one frame per seated player (to that
-player's group, so every tab of theirs gets it) and one spectator frame to the table
-group, which a seated player's connections ignore (`skip_users`). No group message holds
-a frame meant for another viewer.
+Every connection to a table joins `table_group(id)` (presence notes go there); a
+signed-in one also joins `user_group(id, user)`, and any other one — anonymous, or a
+screen that only watches — `watch_group(id)`. A change is sent as one frame per seated
+player (to that player's group, so every tab of theirs gets it), the spectators' frame to
+the user group of each signed-in person connected but not seated, and the spectators'
+frame once more to the watch group. So each connection gets each change once: sending
+the spectators' frame to the whole table group, for seated players' connections to drop
+(`skip_users`), doubled what every web process had to take off the channel layer — its
+one inbox, read a message at a time, which ran over its capacity at 400 players (make
+bench-live). No group message holds a frame meant for another viewer.
+
+Where the frames are sent from. A service runs in a worker thread and broadcasts from
+its `on_commit`. Called by a consumer (whose context carries its event loop: `bind_loop`),
+the thread only hands the change to that loop (`call_soon_threadsafe`, no waiting) and
+goes on with the next command; the loop sends it with `await group_send`. Waiting in the
+thread for each `group_send` (`async_to_sync`) was a quarter of every command's time in
+the one thread that runs the consumers' database work (make bench-live). Changes of one
+table are sent in the order they were committed (one queue per table, the lowest version
+first, one change after another); the groups of one change at once. Without a loop to
+hand to — a Celery task, the embedded ticker, an HTTP view — each group message is sent
+from the thread itself (`async_to_sync`), as before.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
+import weakref
+from collections.abc import Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -18,6 +38,10 @@ from channels.layers import get_channel_layer
 logger = logging.getLogger(__name__)
 
 LOBBY_GROUP = "lobby"
+
+_loop: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
+    "broadcast_loop", default=None
+)
 
 
 def table_group(table_id: int) -> str:
@@ -28,7 +52,112 @@ def user_group(table_id: int, user_id: int) -> str:
     return f"table-{table_id}-user-{user_id}"
 
 
+def watch_group(table_id: int) -> str:
+    return f"table-{table_id}-watch"
+
+
+def bind_loop() -> None:
+    """Called on an event loop (a consumer's connect): broadcasts made by the database
+    calls of this context (`sync_to_async` copies it into the thread) are handed to this
+    loop instead of being sent from the thread."""
+    _loop.set(asyncio.get_running_loop())
+
+
+class _Queue:
+    """The group messages of one table (or the lobby) waiting to be sent, and the task
+    sending them."""
+
+    def __init__(self) -> None:
+        # (version, arrival, group, message)
+        self.messages: list[tuple[int, int, str, dict[str, Any]]] = []
+        self.arrivals = 0
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, version: int, group: str, message: dict[str, Any]) -> None:
+        self.arrivals += 1
+        self.messages.append((version, self.arrivals, group, message))
+
+    def take(self) -> list[tuple[str, dict[str, Any]]]:
+        """The messages of the lowest version waiting (one change: sent at once). The
+        lowest first: the commands of one table run in several threads, and two commits
+        close together may be handed over in the other order."""
+        version = min(entry[0] for entry in self.messages)
+        taken = [entry for entry in self.messages if entry[0] == version]
+        self.messages = [entry for entry in self.messages if entry[0] != version]
+        return [(group, message) for _v, _a, group, message in taken]
+
+
+# Per event loop (tests run one loop each), per table: the send queues.
+_queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Any, _Queue]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _post(key: Any, version: int, group: str, message: dict[str, Any]) -> None:
+    """On the loop: queue one message of `key`'s and make sure a task is sending them."""
+    loop = asyncio.get_running_loop()
+    queues = _queues.setdefault(loop, {})
+    queue = queues.get(key)
+    if queue is None:
+        queue = queues[key] = _Queue()
+    queue.put(version, group, message)
+    if queue.task is None:
+        queue.task = loop.create_task(_drain(key, queue, queues))
+
+
+async def _drain(key: Any, queue: _Queue, queues: dict[Any, _Queue]) -> None:
+    try:
+        while queue.messages:
+            await _send_all(queue.take())
+    finally:
+        queue.task = None
+        if not queue.messages and queues.get(key) is queue:
+            del queues[key]
+
+
+async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    if layer is None:  # pragma: no cover - settings always configure a layer
+        return
+    results = await asyncio.gather(
+        *(layer.group_send(group, message) for group, message in messages),
+        return_exceptions=True,
+    )
+    for (group, _message), result in zip(messages, results, strict=True):
+        if isinstance(result, BaseException):
+            # The change is committed; a client that misses this frame sees the version
+            # gap on the next one (or reconnects) and gets a snapshot.
+            logger.error("broadcast to %s failed", group, exc_info=result)
+
+
+def _order(group: str, message: dict[str, Any]) -> tuple[Any, int]:
+    """The queue a group message goes to (its table's, or the lobby's) and its place in
+    it (the table version its frame carries)."""
+    if not group.startswith("table-"):
+        return group, 0
+    frame = message.get("frame") or {}
+    return int(group.split("-")[1]), int(frame.get("version") or 0)
+
+
 def _send(group: str, message: dict[str, Any]) -> None:
+    """One group message, its change committed: handed to the consumer's loop when there
+    is one, else sent from this thread."""
+    loop = _loop.get()
+    if loop is not None and not loop.is_closed():
+        key, version = _order(group, message)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:  # called on the loop itself
+            _post(key, version, group, message)
+        else:
+            # A fresh context: not the worker thread's (asgiref marks it as inside its
+            # executor, and a task inheriting that could not use sync_to_async).
+            loop.call_soon_threadsafe(
+                _post, key, version, group, message, context=contextvars.Context()
+            )
+        return
     layer = get_channel_layer()
     if layer is None:  # pragma: no cover - settings always configure a layer
         return
@@ -41,23 +170,35 @@ def _send(group: str, message: dict[str, Any]) -> None:
 
 
 def send_frames(
-    table_id: int, spectator: dict[str, Any], players: dict[int, dict[str, Any]]
+    table_id: int,
+    spectator: dict[str, Any],
+    players: dict[int, dict[str, Any]],
+    *,
+    watchers: Sequence[int] = (),
 ) -> None:
+    """One change: `players` (user id -> frame) to the seated, `spectator` to the signed-in
+    `watchers` (connected, not seated) and to the anonymous watchers."""
     for user_id, frame in players.items():
         _send(user_group(table_id, user_id), {"type": "table.frame", "frame": frame})
-    _send(
-        table_group(table_id),
-        {"type": "table.frame", "frame": spectator, "skip_users": sorted(players)},
-    )
+    shown = {"type": "table.frame", "frame": spectator, "skip_users": sorted(players)}
+    for user_id in watchers:
+        _send(user_group(table_id, user_id), shown)
+    _send(watch_group(table_id), shown)
 
 
 def send_presence(table_id: int, message: dict[str, Any]) -> None:
     _send(table_group(table_id), {"type": "table.frame", "frame": message, "skip_users": []})
 
 
-def lobby_changed() -> None:
-    """Send the lobby's new table list, built once here in every language (each lobby
-    connection picks its own), not once per connection."""
+# Changes to the lobby's list within this many seconds are sent as one `lobby` message.
+LOBBY_COALESCE_SECONDS = 0.25
+# Event loops with a lobby message due (built and sent when its time comes).
+_lobby_due: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def _lobby_message() -> dict[str, Any]:
+    """The lobby's table list, built once in every language (each lobby connection picks
+    its own), not once per connection."""
     from django.conf import settings
     from django.utils import translation
 
@@ -67,4 +208,36 @@ def lobby_changed() -> None:
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             tables[code] = lobby_payload()
-    _send(LOBBY_GROUP, {"type": "lobby.changed", "tables": tables})
+    return {"type": "lobby.changed", "tables": tables}
+
+
+def lobby_changed() -> None:
+    """Send the lobby's new table list. Handed to a consumer's loop, the list is built once
+    for every change of the next LOBBY_COALESCE_SECONDS: at 400 players, with games
+    ending and dealing every few seconds at each table, building it (two queries per
+    language) on every change was a tenth of the web process's CPU (make bench-live)."""
+    loop = _loop.get()
+    if loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(_lobby_soon, context=contextvars.Context())
+        return
+    _send(LOBBY_GROUP, _lobby_message())
+
+
+def _lobby_soon() -> None:
+    loop = asyncio.get_running_loop()
+    if loop in _lobby_due:
+        return
+    _lobby_due.add(loop)
+    loop.call_later(LOBBY_COALESCE_SECONDS, lambda: loop.create_task(_lobby_send(loop)))
+
+
+async def _lobby_send(loop: asyncio.AbstractEventLoop) -> None:
+    from channels.db import database_sync_to_async
+
+    _lobby_due.discard(loop)  # a change from now on is sent again, after this one
+    try:
+        message = await database_sync_to_async(_lobby_message)()
+    except Exception:
+        logger.exception("the lobby's table list could not be built")
+        return
+    _post(LOBBY_GROUP, 0, LOBBY_GROUP, message)

@@ -9,11 +9,13 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from autobahn.exception import Disconnected
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
@@ -24,8 +26,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from tables import services
-from tables.broadcast import LOBBY_GROUP, table_group, user_group
+from tables import broadcast, services
+from tables.broadcast import LOBBY_GROUP, table_group, user_group, watch_group
 from tables.models import Game, Table
 from tables.selectors import lobby_payload
 
@@ -67,6 +69,39 @@ def _language(scope: dict[str, Any]) -> str:
     return str(settings.LANGUAGE_CODE)
 
 
+# The consumers' database work. Channels runs it all in one thread by default
+# (thread_sensitive): under load every command waited there for every other command's
+# database round trips (make bench-live: that thread was busy all the time at 400
+# players). On PostgreSQL it runs in CONSUMER_DATABASE_THREADS threads instead (a
+# setting), each with its own connection from the pool; row locks (select_for_update)
+# keep one writer per table, as they do between processes. Not more than two by
+# default: more threads took the GIL from the event loop, which then fell behind reading
+# the channel layer (lost updates). SQLite (embedded mode) keeps Channels' one thread:
+# it allows one writer at a time anyway.
+CONSUMER_DATABASE_THREADS = 2
+_executor: ThreadPoolExecutor | None = None
+
+
+def _database_threads() -> int:
+    default = (
+        CONSUMER_DATABASE_THREADS
+        if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+        else 0
+    )
+    return int(getattr(settings, "CONSUMER_DATABASE_THREADS", default))
+
+
+def _database(function: Callable[..., Any]) -> Any:
+    """`database_sync_to_async(function)`, in the consumers' database threads."""
+    global _executor
+    threads = _database_threads()
+    if threads <= 0:
+        return database_sync_to_async(function)
+    if _executor is None:
+        _executor = ThreadPoolExecutor(threads, thread_name_prefix="consumer-db")
+    return database_sync_to_async(function, thread_sensitive=False, executor=_executor)
+
+
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
 
@@ -93,6 +128,22 @@ class SendsUntilGone:
     async def send(self, *args: Any, **kwargs: Any) -> None:
         with contextlib.suppress(Disconnected):
             await super().send(*args, **kwargs)  # type: ignore[misc]
+
+
+class DispatchesOnTheLoop:
+    """Channels (4.2+) sends every message a consumer gets — each frame a table
+    broadcasts, each client message — through `close_old_connections` in its one
+    thread_sensitive thread before the handler runs, for consumers that use the ORM from
+    the event loop. Ours never do: their database work runs through `_database`, whose
+    threads close old connections around every call. Under load that hop per message
+    queued every consumer behind that one thread (make bench-live: channels over their
+    capacity, frames dropped)."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
 
 class GuardedInput:
@@ -129,7 +180,11 @@ class GuardedInput:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return True
-        count = await sync_to_async(_count_message)(f"ws-rate:{user.pk}:{int(time.time())}")
+        # Off the thread that runs the consumers' database work (thread_sensitive, as
+        # the cache's own async methods are): a cache call needs no database connection.
+        count = await sync_to_async(_count_message, thread_sensitive=False)(
+            f"ws-rate:{user.pk}:{int(time.time())}"
+        )
         return count <= USER_RATE_PER_SECOND
 
     async def _read(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any] | None:
@@ -171,10 +226,13 @@ class GuardedInput:
         return message
 
 
-class LobbyConsumer(SendsUntilGone, GuardedInput, AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class LobbyConsumer(  # type: ignore[misc]
+    DispatchesOnTheLoop, SendsUntilGone, GuardedInput, AsyncJsonWebsocketConsumer
+):
     """The open tables, sent on connect and again whenever one changes."""
 
     async def connect(self) -> None:
+        broadcast.bind_loop()
         user = self.scope.get("user")
         await self.accept()
         if user is None or not user.is_authenticated:
@@ -209,7 +267,7 @@ class LobbyConsumer(SendsUntilGone, GuardedInput, AsyncJsonWebsocketConsumer):  
         with translation.override(_language(self.scope)):
             fields = {k: v for k, v in content.items() if k not in ("type", "variant", "private")}
             try:
-                table = await database_sync_to_async(services.table_open)(
+                table = await _database(services.table_open)(
                     by=self.scope["user"],
                     variant=str(content.get("variant", "")),
                     private=bool(content.get("private", False)),
@@ -226,16 +284,19 @@ class LobbyConsumer(SendsUntilGone, GuardedInput, AsyncJsonWebsocketConsumer):  
         tables = event["tables"].get(_language(self.scope)) or await self._tables()
         await self.send_json({"type": "lobby", "tables": tables})
 
-    @database_sync_to_async  # type: ignore[misc]
+    @_database  # type: ignore[misc]
     def _tables(self) -> list[dict[str, Any]]:
         with translation.override(_language(self.scope)):  # as lobby_changed sends it
             return lobby_payload()
 
 
-class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # type: ignore[misc]
+class TableConsumer(  # type: ignore[misc]
+    DispatchesOnTheLoop, SendsUntilGone, GuardedInput, AsyncWebsocketConsumer
+):
     """One live table: anyone may watch; signed-in players sit and play."""
 
     async def connect(self) -> None:
+        broadcast.bind_loop()
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.user = self.scope.get("user")
         self.signed_in = bool(self.user is not None and self.user.is_authenticated)
@@ -257,31 +318,36 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
             # spectators' frames, no presence, no command. Its session has only let it
             # watch a private table above.
             self.signed_in = False
+        # Frames come through the user's group when signed in, through the watch group
+        # otherwise (tables.broadcast); presence notes through the table group.
         self.joined = [table_group(self.table_id)]
         if self.signed_in:
             self.joined.append(user_group(self.table_id, self.user.pk))
+        else:
+            self.joined.append(watch_group(self.table_id))
         for group in self.joined:
             await self.channel_layer.group_add(group, self.channel_name)
         if self.signed_in:
-            await database_sync_to_async(services.presence_join)(
+            await _database(services.presence_join)(
                 table=table, user=self.user, channel_name=self.channel_name
             )
             self.heartbeat = asyncio.ensure_future(self._beat())
         await self._send_snapshot()
 
     async def _beat(self) -> None:
-        """Keep this connection's presence fresh: a server that dies leaves rows that stop
-        being refreshed, and the sweep then counts them as drops."""
+        """Keep this connection's presence fresh: a server that dies leaves connections
+        that stop beating, and the sweep then counts them as drops. A beat is a cache
+        write (services.presence_touch), made off the consumers' database thread."""
         while True:
             await asyncio.sleep(services.PRESENCE_HEARTBEAT_SECONDS)
             try:
-                await database_sync_to_async(services.presence_touch)(
+                await sync_to_async(services.presence_touch, thread_sensitive=False)(
                     channel_name=self.channel_name
                 )
-            except DatabaseError:
-                # One lost database connection (PostgreSQL restarted, the backend
-                # terminated) must not end the heartbeat: the connection would stop being
-                # refreshed and, a minute later, count as dropped while it is open.
+            except Exception:
+                # One failed beat (Redis or the database unreachable for a moment) must
+                # not end the heartbeat: the connection would stop being refreshed and,
+                # a minute later, count as dropped while it is open.
                 logger.exception("presence heartbeat of %s failed", self.channel_name)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -319,7 +385,7 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
             if joined and getattr(self, "signed_in", False):
                 table = await self._table()
                 if table is not None:
-                    await database_sync_to_async(services.presence_leave)(
+                    await _database(services.presence_leave)(
                         table=table, user=self.user, channel_name=self.channel_name
                     )
 
@@ -373,12 +439,17 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
         def run() -> dict[str, Any]:
             with translation.override(self.language):
                 table = Table.objects.get(pk=self.table_id)
-                return services.command_run(
+                outcome = services.command_run(
                     user=self.user, table=table, client_id=client_id, run=lambda: build(table)
                 )
+                if "version" not in outcome:
+                    # The ack's version (as _send would add it), read in this call rather
+                    # than in another trip to the database thread.
+                    outcome = {**outcome, "version": self._version_now()}
+                return outcome
 
         try:
-            outcome = await database_sync_to_async(run)()
+            outcome = await _database(run)()
         except services.PlayError as error:
             await self._send(_error(error.code, error.message, id=client_id))
             if error.code == "stale_version":
@@ -497,7 +568,7 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
         await self.send(text_data=json.dumps(message, ensure_ascii=False))
 
     async def _send_snapshot(self) -> None:
-        snapshot = await database_sync_to_async(self._snapshot)()
+        snapshot = await _database(self._snapshot)()
         if snapshot is not None:
             await self._send(snapshot)
 
@@ -509,7 +580,7 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
 
     async def _send_record(self, message: dict[str, Any]) -> None:
         number = message.get("game")
-        record = await database_sync_to_async(self._record)(number)
+        record = await _database(self._record)(number)
         await self._send(record)
 
     def _record(self, number: Any) -> dict[str, Any]:
@@ -528,15 +599,18 @@ class TableConsumer(SendsUntilGone, GuardedInput, AsyncWebsocketConsumer):  # ty
                 return _error("forbidden", _("Запись раздачи видят только её игроки."))
             return {"type": "record", "game": number, "record": services.public_record(game)}
 
-    @database_sync_to_async  # type: ignore[misc]
+    @_database  # type: ignore[misc]
     def _table(self) -> Table | None:
         return Table.objects.filter(pk=self.table_id).first()
 
-    @database_sync_to_async  # type: ignore[misc]
+    @_database  # type: ignore[misc]
     def _version(self) -> int | None:
+        return self._version_now()
+
+    def _version_now(self) -> int | None:
         return Table.objects.filter(pk=self.table_id).values_list("version", flat=True).first()
 
-    @database_sync_to_async  # type: ignore[misc]
+    @_database  # type: ignore[misc]
     def _may_watch_private(self, table: Table) -> bool:
         if self.invite and self.invite == table.invite_code:
             return True

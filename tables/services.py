@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -352,11 +353,17 @@ def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
 
 
 def _playing(table: Table) -> Game | None:
-    return Game.objects.select_for_update().filter(table=table, status=Game.Status.PLAYING).first()
+    game = Game.objects.select_for_update().filter(table=table, status=Game.Status.PLAYING).first()
+    if game is not None:
+        game.table = table  # read through game.table (chips, records): not fetched again
+    return game
 
 
 def _latest(table: Table) -> Game | None:
-    return Game.objects.filter(table=table).order_by("-number").first()
+    game = Game.objects.filter(table=table).order_by("-number").first()
+    if game is not None:
+        game.table = table
+    return game
 
 
 def _eligible(table: Table) -> list[Seat]:
@@ -771,10 +778,44 @@ def game_act(
     # not be about to play the deadline (another player's command, or a sweep whose
     # worker died mid-transaction and whose lock stays until PostgreSQL notices), and a
     # move that skipped the check would then be applied past its deadline.
-    _apply_due(table.pk, _now(), wait=True)
+    now = _now()
+    _apply_due(table.pk, now, wait=True, look_first=True)
+    try:
+        return _act(table, player, action, version, now)
+    except _DueMeanwhile:
+        # A deadline became due in a transaction that held the table during the look
+        # above (it reads without a lock): play it first, as if the look had seen it.
+        _apply_due(table.pk, now, wait=True)
+        return _act(table, player, action, version, None)
+
+
+class _DueMeanwhile(Exception):
+    pass
+
+
+def _act(
+    table: Table,
+    player: Any,
+    action: dict[str, Any],
+    version: int | None,
+    checked_at: datetime.datetime | None,
+) -> dict[str, Any]:
     with transaction.atomic():
-        table = Table.objects.select_for_update().get(pk=table.pk)
+        # The host's name goes into every frame (frames.table_info): read with the table,
+        # which alone is locked.
+        table = (
+            Table.objects.select_for_update(of=("self",))
+            .select_related("created_by")
+            .get(pk=table.pk)
+        )
         game = _playing(table)
+        if (
+            checked_at is not None
+            and game is not None
+            and game.deadline is not None
+            and game.deadline <= checked_at
+        ):
+            raise _DueMeanwhile()
         if game is None:
             raise PlayError("no_game", _("Сейчас за столом нет игры."))
         if version is not None and version != table.version:
@@ -925,7 +966,18 @@ def _locked_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
     return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
 
 
-def _apply_due(table_id: int, now: datetime.datetime, *, wait: bool = False) -> int:
+def _apply_due(
+    table_id: int, now: datetime.datetime, *, wait: bool = False, look_first: bool = False
+) -> int:
+    # `look_first`: when nothing is due (the common case before a move), one read, with
+    # no lock and no transaction.
+    if (
+        look_first
+        and not Game.objects.filter(
+            table_id=table_id, status=Game.Status.PLAYING, deadline__lte=now
+        ).exists()
+    ):
+        return 0
     with transaction.atomic():
         table = _locked_or_skip(table_id, wait=wait)
         if table is None:
@@ -987,7 +1039,7 @@ def _stand_up_absent(table: Table, now: datetime.datetime) -> None:
     cutoff = now - _seconds(table.reconnect_grace_seconds)
     # A seat can keep `away_since` while its player is connected (a reload's new socket
     # joining as the old one leaves): a live connection says they are here.
-    online = _live_presences(table, _now()).values_list("user_id", flat=True)
+    online = _connected(table, _now())
     gone = list(
         table.seats.filter(away_since__lt=cutoff)
         .exclude(player_id__in=list(online))
@@ -1012,6 +1064,7 @@ def presence_join(*, table: Table, user: Any, channel_name: str) -> None:
     Presence.objects.update_or_create(
         channel_name=channel_name, defaults={"table": table, "user": user}
     )
+    cache.delete(_beat_key(channel_name))  # a beat left by an earlier use of the name
     seat = table.seats.filter(player=user).first()
     if seat is not None:
         if seat.away_since is not None:
@@ -1030,23 +1083,64 @@ def presence_join(*, table: Table, user: Any, channel_name: str) -> None:
         )
 
 
-# A connection's presence row is refreshed every PRESENCE_HEARTBEAT_SECONDS by its
-# consumer; one not refreshed for PRESENCE_TTL_SECONDS belongs to a server that died
-# without closing it (a SIGKILL, a crash), and counts as a dropped connection.
+# A connection's presence row is written when it opens and deleted when it closes. In
+# between, its consumer beats every PRESENCE_HEARTBEAT_SECONDS; a connection whose last
+# sign of life (the row's `seen_at`, or its last beat) is older than PRESENCE_TTL_SECONDS
+# belongs to a server that died without closing it (a SIGKILL, a crash), and counts as a
+# dropped connection.
+#
+# The beats go to the cache (Redis, shared by every web process and the Celery workers;
+# in-process memory in embedded mode, where the ticker sweeps in the same process), not
+# to the database: a write per socket every 20 s was a fifth of the web process's
+# database work at 400 players (make bench-live). The sweep copies a beat into `seen_at`
+# once a row has aged past the TTL, so most reads need only the row.
 PRESENCE_HEARTBEAT_SECONDS = 20
 PRESENCE_TTL_SECONDS = 60
 # How long a command id is remembered (docs/protocol.md).
 COMMAND_MEMORY = datetime.timedelta(days=1)
 
 
-def _live_presences(table: Table, now: datetime.datetime) -> Any:
+def _beat_key(channel_name: str) -> str:
+    return f"presence-beat:{channel_name}"
+
+
+def _last_beats(rows: list[tuple[Any, ...]]) -> dict[str, float]:
+    """channel name -> its last beat (epoch seconds), for (channel name, …) rows."""
+    if not rows:
+        return {}
+    keys = {_beat_key(row[0]): row[0] for row in rows}
+    return {keys[key]: float(value) for key, value in cache.get_many(list(keys)).items()}
+
+
+def _connected(table: Table, now: datetime.datetime) -> set[int]:
+    """The users with a live connection at `table`."""
+    return _here(table, now)[0]
+
+
+def _here(table: Table, now: datetime.datetime) -> tuple[set[int], set[int]]:
+    """The users with a live connection at `table`, and those with any connection row
+    (live or not yet expired by the sweep)."""
     cutoff = now - _seconds(PRESENCE_TTL_SECONDS)
-    return Presence.objects.filter(table=table, seen_at__gte=cutoff)
+    rows = list(
+        Presence.objects.filter(table=table).values_list("channel_name", "user_id", "seen_at")
+    )
+    aged = [row for row in rows if row[2] < cutoff]
+    beats = _last_beats(aged)
+    live = {
+        user_id
+        for channel, user_id, seen_at in rows
+        if seen_at >= cutoff or beats.get(channel, 0.0) >= cutoff.timestamp()
+    }
+    return live, {user_id for _channel, user_id, _seen_at in rows}
 
 
 def presence_touch(*, channel_name: str) -> None:
-    """The consumer's heartbeat: this connection is still open."""
-    Presence.objects.filter(channel_name=channel_name).update(seen_at=_now())
+    """The consumer's heartbeat: this connection is still open (in the cache only)."""
+    cache.set(
+        _beat_key(channel_name),
+        _now().timestamp(),
+        timeout=PRESENCE_TTL_SECONDS + PRESENCE_HEARTBEAT_SECONDS,
+    )
 
 
 @transaction.atomic
@@ -1059,12 +1153,25 @@ def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
 
 def presences_expire(*, now: datetime.datetime) -> int:
     """Forget connections whose server died without closing them, as drops. Part of
-    every sweep."""
-    stale = list(
-        Presence.objects.filter(seen_at__lt=now - _seconds(PRESENCE_TTL_SECONDS)).values_list(
-            "pk", "table_id", "user_id"
+    every sweep. A row aged past the TTL whose connection still beats gets its beat's
+    time as `seen_at` instead."""
+    cutoff = now - _seconds(PRESENCE_TTL_SECONDS)
+    aged = list(
+        Presence.objects.filter(seen_at__lt=cutoff).values_list(
+            "channel_name", "pk", "table_id", "user_id"
         )
     )
+    beats = _last_beats(aged)
+    stale, alive = [], []
+    for channel, pk, table_id, user_id in aged:
+        beat = beats.get(channel)
+        if beat is not None and beat >= cutoff.timestamp():
+            alive.append((beat, pk))
+        else:
+            stale.append((pk, table_id, user_id))
+    if alive:  # one statement: the oldest of their beats (never later than any of them)
+        seen = datetime.datetime.fromtimestamp(min(beat for beat, _pk in alive), tz=datetime.UTC)
+        Presence.objects.filter(pk__in=[pk for _beat, pk in alive]).update(seen_at=seen)
     for pk, table_id, user_id in stale:
         with transaction.atomic():
             Presence.objects.filter(pk=pk).delete()
@@ -1089,7 +1196,7 @@ def client_commands_forget(*, now: datetime.datetime) -> None:
 
 def _presence_drop(table: Table, user: Any, now: datetime.datetime) -> None:
     """`user` (a user or its pk) has no open connection at `table` any more."""
-    if _live_presences(table, now).filter(user=user).exists():
+    if getattr(user, "pk", user) in _connected(table, now):
         return
     table = Table.objects.select_for_update().get(pk=table.pk)
     seat = table.seats.filter(player=user).select_related("player").first()
@@ -1127,24 +1234,32 @@ def _touch(table: Table, game: Game | None, events: list[dict[str, Any]]) -> Non
     """A new table version: save it and, once committed, send each viewer its frame."""
     table.version += 1
     table.save(update_fields=["version", "next_game_at"])
-    common = _viewing(table, game)
+    connected, present = _here(table, _now())
+    common = _viewing(table, game, connected=connected)
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)
         for s in common["seats"]
         if s.player_id is not None
     }
     spectator = frame("update", seat=None, events=events, **common)
+    # Signed-in connections of people not seated get the spectators' frame through their
+    # own group, as seated players get theirs (tables.broadcast).
+    watchers = sorted(present - set(players))
     table_id = table.pk
-    transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
+    transaction.on_commit(
+        lambda: broadcast.send_frames(table_id, spectator, players, watchers=watchers)
+    )
 
 
-def _viewing(table: Table, game: Game | None = None) -> dict[str, Any]:
+def _viewing(
+    table: Table, game: Game | None = None, *, connected: set[int] | None = None
+) -> dict[str, Any]:
     """What every frame of the table is built from: its seats, who is connected, and the
     game shown — the one in play or, between games, the last (the latest number)."""
     return {
         "table": table,
         "seats": list(table.seats.select_related("player").order_by("number")),
-        "connected": set(_live_presences(table, _now()).values_list("user_id", flat=True)),
+        "connected": connected if connected is not None else _connected(table, _now()),
         "game": game if game is not None else _latest(table),
     }
 

@@ -92,6 +92,32 @@ def test_a_heartbeat_keeps_a_connection_alive(duel):
     assert services.presences_expire(now=timezone.now()) == 0
 
 
+def test_a_heartbeat_writes_nothing_to_the_database(duel, django_assert_num_queries):
+    table, _game, player = duel
+    services.presence_join(table=table, user=player, channel_name="quiet-tab")
+    with django_assert_num_queries(0):
+        services.presence_touch(channel_name="quiet-tab")
+
+
+def test_a_beating_connection_counts_as_connected_and_the_sweep_refreshes_its_row(duel):
+    table, _game, player = duel
+    services.presence_join(table=table, user=player, channel_name="beating-tab")
+    _age("beating-tab", services.PRESENCE_TTL_SECONDS + 5)
+    services.presence_touch(channel_name="beating-tab")
+    now = timezone.now()
+    assert player.pk in services._connected(table, now)
+    assert services.presences_expire(now=now) == 0
+    seen = Presence.objects.get(channel_name="beating-tab").seen_at
+    assert seen >= now - datetime.timedelta(seconds=services.PRESENCE_TTL_SECONDS)
+
+
+def test_an_aged_row_without_beats_is_not_connected(duel):
+    table, _game, player = duel
+    services.presence_join(table=table, user=player, channel_name="silent-tab")
+    _age("silent-tab", services.PRESENCE_TTL_SECONDS + 5)
+    assert player.pk not in services._connected(table, timezone.now())
+
+
 def test_players_away_longer_than_the_grace_are_stood_up_before_the_next_game(duel, settings):
     table, game, player = duel
     settings.GAME_INTERLUDE_SECONDS = 0
