@@ -433,14 +433,23 @@ class TableConsumer(  # type: ignore[misc]
         if problem:
             await self._send(_error("bad_message", problem, id=client_id))
             return
-        await self._command(client_id, lambda table: handler(self, table, message))
+        # An action's version is checked by the move itself (services.game_act), with
+        # the overdue decision it may meet; any other command's here.
+        version = None if kind == "action" else message.get("version")
+        await self._command(client_id, lambda table: handler(self, table, message), version)
 
-    async def _command(self, client_id: str, build: Callable[[Table], Any]) -> None:
+    async def _command(
+        self, client_id: str, build: Callable[[Table], Any], version: int | None = None
+    ) -> None:
         def run() -> dict[str, Any]:
             with translation.override(self.language):
                 table = Table.objects.get(pk=self.table_id)
                 outcome = services.command_run(
-                    user=self.user, table=table, client_id=client_id, run=lambda: build(table)
+                    user=self.user,
+                    table=table,
+                    client_id=client_id,
+                    run=lambda: build(table),
+                    version=version,
                 )
                 if "version" not in outcome:
                     # The ack's version (as _send would add it), read in this call rather
@@ -640,11 +649,14 @@ _ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "client_seed": {"seed": str},
 }
 _OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "action": {"amount": int, "position": int, "version": int},
+    "action": {"amount": int, "position": int},
     "sit": {"invite": str},
     "start": {"rounds": int},
     "ready": {"ready": bool},
 }
+# Every command may name the table version it was decided on (docs/protocol.md §5.2).
+for _kind in TableConsumer._COMMANDS:
+    _OPTIONAL.setdefault(_kind, {})["version"] = int
 
 
 def _check_arguments(kind: str, message: dict[str, Any]) -> str | None:

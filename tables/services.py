@@ -789,6 +789,17 @@ def game_act(
         return _act(table, player, action, version, None)
 
 
+def _version_expected(now: int, version: int | None) -> None:
+    """A command decided on table version `version` (None: the client named none) is
+    refused once the table has moved on."""
+    if version is not None and version != now:
+        raise PlayError(
+            "stale_version",
+            _("Стол изменился (версия %(now)d, у вас %(yours)d): вот свежее состояние.")
+            % {"now": now, "yours": version},
+        )
+
+
 class _DueMeanwhile(Exception):
     pass
 
@@ -818,12 +829,7 @@ def _act(
             raise _DueMeanwhile()
         if game is None:
             raise PlayError("no_game", _("Сейчас за столом нет игры."))
-        if version is not None and version != table.version:
-            raise PlayError(
-                "stale_version",
-                _("Стол изменился (версия %(now)d, у вас %(yours)d): вот свежее состояние.")
-                % {"now": table.version, "yours": version},
-            )
+        _version_expected(table.version, version)
         seat = table.seats.filter(player=player).select_related("player").first()
         if seat is None or seat.seat_id not in game.seat_ids:
             raise PlayError("not_seated", _("Вы не играете в этой игре."))
@@ -1280,17 +1286,33 @@ def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
 
 
 def command_once(
-    *, user: Any, table: Table, client_id: str, run: Callable[[], dict[str, Any]]
+    *,
+    user: Any,
+    table: Table,
+    client_id: str,
+    run: Callable[[], dict[str, Any]],
+    version: int | None = None,
 ) -> dict[str, Any]:
     """Run a client's command once per (user, table, id): a resend of an id that was
     accepted gets the first answer (``"repeat": true``) and changes nothing. A refused
-    command stores nothing (it changed nothing), so it may be sent again."""
+    command stores nothing (it changed nothing), so it may be sent again. With `version`
+    (the table version the client decided on) the command is refused with
+    `stale_version` if the table has moved on: checked under the table's row lock, which
+    the command's service then holds until it commits (a service locks the table first)."""
     stored = ClientCommand.objects.filter(user=user, table=table, client_id=client_id).first()
     if stored is not None:
         return {**stored.outcome, "repeat": True}
     refusal: PlayError | ValidationError | None = None
     with transaction.atomic():
         try:
+            if version is not None:
+                now = (
+                    Table.objects.select_for_update()
+                    .filter(pk=table.pk)
+                    .values_list("version", flat=True)
+                    .get()
+                )
+                _version_expected(now, version)
             outcome = run()
         except (PlayError, ValidationError) as error:
             # Every service rolls its own writes back when it refuses; what stays is an
@@ -1321,14 +1343,19 @@ class _Repeat(Exception):
 
 
 def command_run(
-    *, user: Any, table: Table, client_id: str, run: Callable[[], dict[str, Any]]
+    *,
+    user: Any,
+    table: Table,
+    client_id: str,
+    run: Callable[[], dict[str, Any]],
+    version: int | None = None,
 ) -> dict[str, Any]:
     # An overdue decision is played before anything else. One that cannot be played is
     # not this command's refusal (its message would be another seat's, a balance
     # included): a move still meets it in game_act, while stand, close and the like go on.
     _swept(_apply_due, table.pk, _now())
     try:
-        return command_once(user=user, table=table, client_id=client_id, run=run)
+        return command_once(user=user, table=table, client_id=client_id, run=run, version=version)
     except _Repeat:
         stored = ClientCommand.objects.get(user=user, table=table, client_id=client_id)
         return {**stored.outcome, "repeat": True}
