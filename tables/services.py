@@ -29,6 +29,7 @@ from accounts.models import Account, LedgerEntry
 from accounts.services import ChipsError, chips_transfer, escrow_account, wallet_for
 from games import engine
 from games import fairness as fair
+from games import shoe as shoes
 from games.ai import LEVELS as AI_LEVELS
 from games.ai import choose_action
 from games.errors import RulesError
@@ -1401,10 +1402,53 @@ def _fairness(game: Game, *, revealed: bool) -> dict[str, Any]:
     )
 
 
+def _cut_as_order(record: dict[str, Any], *, with_deck: bool) -> dict[str, Any]:
+    """A live `salon` record as specs/hand-record.md has it: the cut is live-only (in a
+    record it is an `illegal_action`), and the record states the shoe in its order after
+    the cut instead — `deck`, with the lot's seat as `first_banker` (required with a
+    deck). The engine played the shoe with the live option `cut` and the cutter's move
+    (`cut`, or the clock's `timeout`); both leave the record, and the shoe's order after
+    the cut is read from the engine's own replay. `with_deck` False (a game in play): no
+    deck, which would show the shoe's cards still to come."""
+    if record["variant"] != SALON or not record["options"].get("cut"):
+        return record
+    with shoes.recording() as log:
+        state, events = engine.new_game(
+            SALON,
+            seats=record["seats"],
+            options=record["options"],
+            first_banker=record.get("first_banker"),
+            seed=record["seed"],
+        )
+        first_banker = next(event["seat"] for event in events if event["type"] == "lot")
+        actions, deck = [], None
+        for action in record["actions"]:
+            before = len(log)
+            state, events = engine.apply(state, action)
+            if not any(event["type"] == "cut" for event in events):
+                actions.append(action)
+                continue
+            # The cut and the deal it lets start are one transition: the shoe after the cut
+            # is what this transition dealt, then what is left of the stock.
+            after_cut = next(i for i in range(before, len(log)) if "cut" in log[i])
+            dealt = [entry["card"] for entry in log[after_cut:] if "card" in entry]
+            deck = dealt + shoes.split_cards(state["shoe"]["cards"])
+    stated: dict[str, Any] = {
+        "variant": record["variant"],
+        "options": {name: value for name, value in record["options"].items() if name != "cut"},
+        "seats": record["seats"],
+        "first_banker": first_banker,
+    }
+    if with_deck and deck is not None:
+        stated["deck"] = deck
+    stated.update(seed=record["seed"], fairness=record["fairness"], actions=actions)
+    return stated
+
+
 def public_record(game: Game) -> dict[str, Any]:
     """What a player may download: the record with its result once the game is over; the
     seed stays out while the game is in play."""
-    record = game_record(game)
+    record = _cut_as_order(game_record(game), with_deck=not game.is_playing)
     if game.is_playing:
         record.pop("seed")
         record["fairness"] = _fairness(game, revealed=False)

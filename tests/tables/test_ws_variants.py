@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
+from games.cards import shoe as full_stock
 from games.record import replay
+from games.shuffle import shuffled
 from tables.models import Game, Table
 from tests.tables.live_helpers import conservation_holds, escrows_empty
 from tests.tables.ws_play import (
@@ -90,7 +92,9 @@ async def check_record(live: Live, game: Game, player: str) -> dict[str, Any]:
     assert record["fairness"]["server_seed"] == game.server_seed
     assert record["fairness"]["commitment"] == game.commitment and fairness_holds(game)
     assert record["result"] == game.result
-    assert record["actions"] == game.actions
+    # A salon record leaves the cutter's move out: it states the shoe after the cut.
+    cut = 1 if game.variant == "salon" else 0
+    assert record["actions"] == game.actions[cut:]
     assert replay(record)["result"] == game.result
     for name, client in live.watchers.items():
         refused = await fetch_record(client, game.number)
@@ -212,8 +216,13 @@ async def test_salon_three_players_cut_over_the_socket_and_play_a_whole_shoe(mak
     assert reason["reason"] in ("shoe_end", "banker_short")
     assert game.result["rounds"] and game.result["final"] == {"banker": game.state["banker"]}
     record = await check_record(live, game, cutter)
-    assert record["options"]["cut"] is True
-    assert record["actions"][0] == {"seat": cutter, "action": "cut", "position": position}
+    # The record states the shoe after the cut (specs/hand-record.md): the cutter's move
+    # is in `deck`, as the `position` cards moved from the top to the bottom.
+    assert "cut" not in record["options"] and record["first_banker"] == banker
+    assert game.actions[0] == {"seat": cutter, "action": "cut", "position": position}
+    assert record["deck"][-position:] == shuffled(full_stock("standard52", 2), game.seed, 0)[
+        :position
+    ]
     await check_ledger(live, game)
     # The next shoe follows by itself (after the interlude, on the clock).
     assert live.players["anna"].last()["table"]["next_game_at"] is not None
