@@ -973,6 +973,10 @@ def _locked_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
     return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
 
 
+def _apply_due_if_any(table_id: int, now: datetime.datetime) -> int:
+    return _apply_due(table_id, now, look_first=True)
+
+
 def _apply_due(
     table_id: int, now: datetime.datetime, *, wait: bool = False, look_first: bool = False
 ) -> int:
@@ -1321,7 +1325,9 @@ def command_once(
             refusal = error
         else:
             try:
-                with transaction.atomic():
+                # No savepoint (a round trip each way): a duplicate id abandons the whole
+                # transaction anyway (_Repeat rolls it back).
+                with transaction.atomic(savepoint=False):
                     ClientCommand.objects.create(
                         user=user, table=table, client_id=client_id, outcome=outcome
                     )
@@ -1354,7 +1360,9 @@ def command_run(
     # An overdue decision is played before anything else. One that cannot be played is
     # not this command's refusal (its message would be another seat's, a balance
     # included): a move still meets it in game_act, while stand, close and the like go on.
-    _swept(_apply_due, table.pk, _now())
+    # Looked for first, without a lock or a transaction: nothing is due before most
+    # commands, and the locked look cost every command three more round trips.
+    _swept(_apply_due_if_any, table.pk, _now())
     try:
         return command_once(user=user, table=table, client_id=client_id, run=run, version=version)
     except _Repeat:
