@@ -235,6 +235,39 @@ def _sockets_closed_before_the_flush(
     end = time.monotonic() + 15
     while Presence.objects.exists() and time.monotonic() < end:
         time.sleep(0.05)
+    _until_daphne_is_quiet(deadline=time.monotonic() + 10)
+
+
+# How long daphne's database connections must stay idle before the flush: longer than
+# the lobby's coalescing (tables.broadcast.LOBBY_COALESCE_SECONDS), after which the
+# lobby's list is read — a read that, run as the flush's TRUNCATE takes its locks, can
+# deadlock with it (a CI run lost the flush of test_lobby that way).
+QUIET_SECONDS = 0.4
+
+
+def _until_daphne_is_quiet(*, deadline: float) -> None:
+    """Wait until no other connection to the test database runs a query or holds a
+    transaction open, for QUIET_SECONDS in a row (PostgreSQL only: SQLite's flush takes
+    the one write lock and waits)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+                " AND state <> 'idle'"
+            )
+            busy = cursor.fetchone()[0]
+        now = time.monotonic()
+        if busy:
+            quiet_since = now
+        elif now - quiet_since >= QUIET_SECONDS:
+            return
+        time.sleep(0.05)
 
 
 # --- the browser: pytest-playwright's fixtures, for one module at a time ---------------
