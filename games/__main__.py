@@ -20,22 +20,21 @@ _DECK_OF = {
     "banker36": ("russian36", 1),
     "blackjack": ("standard52", 6),
 }
+# `verify`'s exit statuses (docs/fairness.md, «Check it yourself»); `deal` and the other
+# commands also refuse bad input with BAD_INPUT.
+VERIFIED, NOT_VERIFIED, BAD_INPUT, NOT_YET = 0, 1, 2, 3
 
 
 def _replay(args: argparse.Namespace) -> int:
-    if args.file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(args.file, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as error:
-            print(
-                json.dumps(
-                    {"error": {"code": "bad_record", "message": str(error), "action_index": None}}
-                )
+    try:
+        text = _read(args.file)
+    except _Unreadable as error:
+        print(
+            json.dumps(
+                {"error": {"code": "bad_record", "message": str(error), "action_index": None}}
             )
-            return 1
+        )
+        return 1
     output, status = replay_text(text)
     print(json.dumps(output, ensure_ascii=False, indent=2))
     return status
@@ -61,17 +60,20 @@ def _deal(args: argparse.Namespace) -> int:
 
 def _refuse(command: str, message: str) -> int:
     print(f"{command}: {message}", file=sys.stderr)
-    return 2
+    return BAD_INPUT
 
 
 def _verify(args: argparse.Namespace) -> int:
-    """Each check of a record's fairness, in plain words, then its replay."""
+    """Each check of a record's fairness, in plain words, then its replay. A record whose
+    server seed is not revealed yet (its game is in play) cannot be verified: it is not
+    replayed, and the status is NOT_YET."""
     from games import fairness
     from games.record import ReplayError, replay
 
-    text = _read(args.file)
-    if text is None:
-        return _refuse("verify", f"cannot read {args.file}")
+    try:
+        text = _read(args.file)
+    except _Unreadable as error:
+        return _refuse("verify", str(error))
     try:
         record = json.loads(text)
     except ValueError as error:
@@ -79,32 +81,55 @@ def _verify(args: argparse.Namespace) -> int:
     if not isinstance(record, dict) or "fairness" not in record:
         return _refuse("verify", 'the record has no "fairness" object to verify')
     checks = fairness.checks(record["fairness"], record.get("seed"), record.get("variant"))
-    try:
-        replayed = replay(record)
-        checks.append(("the record replays from its seed and actions", True))
-        stored = record.get("result")
-        if stored is not None:
-            same = {k: v for k, v in replayed["result"].items()} == stored
-            checks.append(("the replay reproduces the stored result", same))
-    except ReplayError as error:
-        checks.append(
-            (f"the record replays: {error.error['code']}: {error.error['message']}", False)
-        )
+    waiting = any(passed is None for _words, passed in checks)
+    if not waiting:
+        try:
+            replayed = replay(record)
+            checks.append(("the record replays from its seed and actions", True))
+            stored = record.get("result")
+            if stored is not None:
+                same = {k: v for k, v in replayed["result"].items()} == stored
+                checks.append(("the replay reproduces the stored result", same))
+        except ReplayError as error:
+            checks.append(
+                (f"the record replays: {error.error['code']}: {error.error['message']}", False)
+            )
     for words, passed in checks:
-        print(f"{'ok  ' if passed else 'FAIL'}  {words}")
-    passed = all(ok for _words, ok in checks)
-    print("verified: every check passed" if passed else "NOT verified")
-    return 0 if passed else 1
+        print(f"{_MARK[passed]}  {words}")
+    if any(passed is False for _words, passed in checks):
+        print("NOT verified")
+        return NOT_VERIFIED
+    if waiting:
+        print("not verifiable yet: the server seed is revealed when the record is over")
+        return NOT_YET
+    print("verified: every check passed")
+    return VERIFIED
 
 
-def _read(name: str) -> str | None:
+_MARK = {True: "ok  ", False: "FAIL", None: "wait"}
+
+
+class _Unreadable(Exception):
+    """A record's file that cannot be read as text; the message says why."""
+
+
+def _read(name: str) -> str:
+    """The text of the file `name` (standard input for "-"), read as UTF-8."""
+    where = "standard input" if name == "-" else name
     try:
         if name == "-":
-            return sys.stdin.buffer.read().decode("utf-8")
-        with open(name, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
-        return None
+            data = sys.stdin.buffer.read()
+        else:
+            with open(name, "rb") as handle:
+                data = handle.read()
+    except OSError as error:
+        raise _Unreadable(f"cannot read {where}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _Unreadable(
+            f"{where} is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})"
+        ) from None
 
 
 def _strategy(args: argparse.Namespace) -> int:
@@ -178,7 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     deal.set_defaults(run=_deal)
 
     verify = commands.add_parser(
-        "verify", help="check a hand record's fairness (commitment, seed, replay) in plain words"
+        "verify",
+        help="check a hand record's fairness (commitment, seed, replay) in plain words; "
+        "exit 0 verified, 1 NOT verified, 2 bad input, 3 not verifiable yet (game in play)",
     )
     verify.add_argument("file", help="the record's file, or - for standard input")
     verify.set_defaults(run=_verify)

@@ -124,14 +124,17 @@ def _shape(fairness: object) -> Fairness:
     return fairness
 
 
-def checks(fairness: object, seed: object, variant: object) -> list[tuple[str, bool]]:
-    """Each check a verifier makes, in plain words, with its result. An unrevealed
-    server seed leaves only the form to check."""
+def checks(fairness: object, seed: object, variant: object) -> list[tuple[str, bool | None]]:
+    """Each check a verifier makes, in plain words, with its result: True (passed), False
+    (failed) or None (cannot be made yet). An unrevealed server seed leaves only the form
+    to check, and says so with a None."""
     try:
         shape = _shape(fairness)
     except FairnessError as error:
         return [(f"the fairness object is of the documented form: {error}", False)]
-    results = [("the fairness object is of the documented form", True)]
+    results: list[tuple[str, bool | None]] = [
+        ("the fairness object is of the documented form", True)
+    ]
     context = shape["context"]
     results.append(
         (
@@ -141,7 +144,13 @@ def checks(fairness: object, seed: object, variant: object) -> list[tuple[str, b
     )
     server_seed = shape["server_seed"]
     if server_seed is None:
-        results.append(("the server seed is revealed (not yet: nothing more to check)", True))
+        results.append(
+            (
+                "the server seed is not revealed yet: the commitment, the seed and the "
+                "replay cannot be checked",
+                None,
+            )
+        )
         return results
     results.append(
         (
@@ -161,8 +170,9 @@ def checks(fairness: object, seed: object, variant: object) -> list[tuple[str, b
 
 
 def problem(fairness: object, seed: object, variant: object) -> str | None:
-    """Why a record's fairness does not check out, or None when every check passes."""
+    """Why a record's fairness does not check out, or None when no check fails (an
+    unrevealed server seed fails none)."""
     for text, passed in checks(fairness, seed, variant):
-        if not passed:
+        if passed is False:
             return f"check failed: {text}"
     return None

@@ -140,6 +140,108 @@ def test_bytes_that_are_not_utf8_are_refused_without_a_traceback():
     assert out.returncode == 2 and b"not UTF-8" in out.stderr and b"Traceback" not in out.stderr
 
 
+def _verify(path: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(
+        [sys.executable, "-m", "games", "verify", path],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    return subprocess.CompletedProcess(
+        out.args, out.returncode, out.stdout.decode(), out.stderr.decode()
+    )
+
+
+CLIENTS = [{"seat": "ann", "seed": "q3V-x_9"}]
+
+
+def _solo_record(*, revealed: bool, variant: str = "solo") -> dict:
+    """A one-bet solo record; its server seed revealed or not (a game in play)."""
+    record = {"variant": "solo", "seats": [{"id": "ann"}], **_record(variant, CLIENTS)}
+    record["actions"] = [{"seat": "ann", "action": "bet", "amount": 10}]
+    if not revealed:
+        record["fairness"]["server_seed"] = None
+        del record["seed"]
+        record["result"] = None
+    return record
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "says"),
+    [
+        ("missing.json", None, "cannot read {path}: No such file or directory"),
+        ("a-folder", "directory", "cannot read {path}: Is a directory"),
+        ("latin1.json", b'{"variant": "caf\xe9"}', "{path} is not UTF-8 text (byte 0xe9 at"),
+        ("stdin", b"\xff\xfe{}", "standard input is not UTF-8 text (byte 0xff at offset 0)"),
+        ("broken.json", b'{"fairness": ', "the record is not valid JSON: Expecting value"),
+        ("list.json", b"[1, 2]", 'the record has no "fairness" object to verify'),
+        ("plain.json", b'{"variant": "solo"}', 'the record has no "fairness" object to verify'),
+    ],
+)
+def test_verify_refuses_bad_input_with_a_clear_error(tmp_path, name, content, says):
+    """Exit 2, one line on standard error that says what is wrong, no traceback."""
+    path = tmp_path / name
+    stdin = None
+    if content == "directory":
+        path.mkdir()
+    elif name == "stdin":
+        path, stdin = Path("-"), content
+    elif content is not None:
+        path.write_bytes(content)
+    out = _verify(str(path), stdin)
+    assert out.returncode == 2, out
+    assert out.stderr.startswith("verify: " + says.format(path=path)), out.stderr
+    assert len(out.stderr.splitlines()) == 1 and "Traceback" not in out.stderr
+    assert out.stdout == ""
+
+
+def test_replay_of_a_file_that_is_not_utf8_is_a_bad_record_without_a_traceback(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"variant": "caf\xe9"}')
+    out = subprocess.run(
+        [sys.executable, "-m", "games", "replay", str(path)], capture_output=True, cwd=ROOT
+    )
+    assert out.returncode == 1 and b"Traceback" not in out.stderr
+    error = json.loads(out.stdout)["error"]
+    assert error["code"] == "bad_record" and "is not UTF-8 text" in error["message"]
+
+
+def test_verify_passes_a_revealed_record_with_exit_0(tmp_path):
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_solo_record(revealed=True)), encoding="utf-8")
+    out = _verify(str(path))
+    assert out.returncode == 0, out.stdout
+    lines = out.stdout.splitlines()
+    assert all(line.startswith("ok    ") for line in lines[:-1]) and len(lines) == 6
+    assert lines[-1] == "verified: every check passed"
+
+
+def test_verify_says_a_record_in_play_is_not_verifiable_yet_and_does_not_replay_it(tmp_path):
+    """Its server seed is still secret: the form is checked, the rest cannot be yet; the
+    replay is skipped (it would fail for want of a seed) and the exit status is 3."""
+    path = tmp_path / "in-play.json"
+    path.write_text(json.dumps(_solo_record(revealed=False)), encoding="utf-8")
+    out = _verify(str(path))
+    assert out.returncode == 3, out.stdout
+    assert out.stdout.splitlines() == [
+        "ok    the fairness object is of the documented form",
+        "ok    its context names this record's variant (solo)",
+        "wait  the server seed is not revealed yet: the commitment, the seed and the replay "
+        "cannot be checked",
+        "not verifiable yet: the server seed is revealed when the record is over",
+    ]
+    assert out.stderr == ""
+
+
+def test_a_record_in_play_that_fails_a_check_it_can_make_is_not_verified(tmp_path):
+    path = tmp_path / "in-play.json"
+    path.write_text(json.dumps(_solo_record(revealed=False, variant="classic")), "utf-8")
+    out = _verify(str(path))
+    assert out.returncode == 1, out.stdout
+    assert "FAIL  its context names this record's variant (solo)" in out.stdout
+    assert out.stdout.splitlines()[-1] == "NOT verified" and "replays" not in out.stdout
+
+
 def test_shuffle_is_a_permutation_and_depends_on_seed_and_number():
     a = shuffle.shuffled(list(STANDARD52), "s", 0)
     assert sorted(a) == sorted(STANDARD52)

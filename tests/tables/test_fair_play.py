@@ -1,7 +1,14 @@
 """Provably fair live play (docs/fairness.md): the commitment comes first, every seated
 player's client seed goes into the deal, the seeds are revealed only when no card
 depends on them, and every live record verifies — by the project's own `verify` command
-and by the documented verifier written from the prose."""
+and by the documented verifier written from the prose.
+
+The live records are real ones of several rounds each: a `classic` match of 5 rounds, a
+`salon` or `blackjack` shoe, a `solo` game of SOLO_ROUNDS settled rounds (with a
+«Начать заново» redeal) ended by «Новая игра», and a `banker36` bank of four players with
+more than one duel. A bank's first duel is for the whole bank (the stake), so a bank whose
+first player wins it is over after one duel: at `banker36` the tests play bank after bank
+(the bank passes to the left) until one has more than one duel, and check every bank."""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ from games.record import ReplayError, replay
 from games.shuffle import shuffled
 from tables import services
 from tables.models import Game, GameEvent, Table
-from tests.tables.live_helpers import play_game_randomly, play_step, playing
+from tests.tables.live_helpers import playing, random_move, sweep_after
 from tests.tables.ws_helpers import TableClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,8 +48,11 @@ TABLES = {
     "salon": ({"min_bet": 10, "max_bet": 100, "entry_limit": 100}, 3, []),
     "solo": ({}, 1, []),
     "blackjack": ({}, 1, ["hard"]),
-    "banker36": ({"stake": 10, "entry_limit": 100}, 2, []),
+    "banker36": ({"stake": 10, "entry_limit": 100}, 4, []),
 }
+SOLO_ROUNDS = 3  # settled rounds of a live solo game before «Новая игра» ends its record
+SOLO_MAX_BET = 20  # so that no solo round breaks the bank of 300 (it would end the game)
+BANKS = 8  # banker36: banks played at most to get one of more than one duel (each ~2/3)
 
 
 def documented_verifier() -> ModuleType:
@@ -53,11 +63,15 @@ def documented_verifier() -> ModuleType:
     return module
 
 
-def announce(variant: str, make_user, settings, *, wait: float = 30) -> tuple[Table, dict]:
-    """A table of `variant` whose next game is announced and waits for client seeds."""
+def announce(
+    variant: str, make_user, settings, *, wait: float = 30, humans: int | None = None
+) -> tuple[Table, dict]:
+    """A table of `variant` whose next game is announced and waits for client seeds (dealt
+    at once with `wait` 0); its users by pk, the host first."""
     settings.CLIENT_SEED_SECONDS = wait
     settings.GAME_INTERLUDE_SECONDS = 3600
-    fields, humans, ais = TABLES[variant]
+    fields, seated, ais = TABLES[variant]
+    humans = seated if humans is None else humans
     host = make_user(f"host-{variant}")
     table = services.table_create(variant=variant, name=variant, created_by=host, **fields)
     users = {}
@@ -71,6 +85,78 @@ def announce(variant: str, make_user, settings, *, wait: float = 30) -> tuple[Ta
         services.game_start(table=table, by=host)
     table.refresh_from_db()
     return table, users
+
+
+# --- playing live records through the services ---------------------------------------------
+
+
+def fair_move(game: Game, rng: random.Random) -> dict[str, Any]:
+    """The move of the seat on turn: a random legal one, except that
+    - at `solo` the bet is at most SOLO_MAX_BET, round 2 is redealt once with «Начать
+      заново», and a settled round is followed by «Следующая раздача» until SOLO_ROUNDS
+      rounds are settled, then by «Новая игра» (which ends the record and reveals its seed);
+    - at `banker36` a player bets the smallest offer, so that the bank lasts."""
+    state = game.state
+    turn = engine.legal_actions(state)
+    assert turn is not None
+    offered = {entry["action"]: entry for entry in turn["actions"]}
+    if game.variant == "solo":
+        settled = len(state["rounds"])
+        if state["phase"] == "over":
+            return {"action": "next_round" if settled < SOLO_ROUNDS else "new_game"}
+        if state["phase"] == "bet":
+            if settled == 1 and not any(a["action"] == "restart" for a in game.actions):
+                return {"action": "restart"}
+            bet = offered["bet"]
+            return {"action": "bet", "amount": rng.randint(1, min(bet["max"], SOLO_MAX_BET))}
+    if game.variant == "banker36" and "bet" in offered:
+        return {"action": "bet", "amount": min(offered["bet"]["amounts"])}
+    return random_move(game, rng)
+
+
+def play_step(table: Table, users: dict[int, Any], rng: random.Random, number: int) -> bool:
+    """One move of game `number` (fair_move, or the sweep for an AI seat on turn); False
+    once that game is over."""
+    game = playing(table)
+    if game is None or game.number != number:
+        return False
+    entry = game.player_entry(engine.legal_actions(game.state)["seat"])
+    if entry["ai"]:
+        sweep_after(game.deadline)
+        return True
+    move = fair_move(game, rng)
+    services.game_act(table=table, player=users[entry["user"]], action=move, version=None)
+    return True
+
+
+def play_record(table: Table, users: dict[int, Any], rng: random.Random) -> Game:
+    """Play the game in play to the end of its record."""
+    game = playing(table)
+    assert game is not None
+    for _ in range(3000):
+        if not play_step(table, users, rng, game.number):
+            return Game.objects.get(table=table, number=game.number)
+    raise AssertionError("the game did not end")
+
+
+def play_records(
+    table: Table, users: dict[int, Any], rng: random.Random, *, client_seeds: bool
+) -> list[Game]:
+    """The records played from the game in play on: that one, and at `banker36` bank after
+    bank (each started by the host, with every player's client seed if `client_seeds`)
+    until one has more than one duel."""
+    host = next(iter(users.values()))
+    records = [play_record(table, users, rng)]
+    while table.variant == "banker36" and len(records[-1].result["rounds"]) < 2:
+        assert len(records) < BANKS, "no bank of more than one duel"
+        services.game_start(table=table, by=host)
+        if client_seeds:
+            for user in users.values():
+                services.client_seed_give(
+                    table=table, player=user, seed=f"b{len(records)}-{user.pk}"
+                )
+        records.append(play_record(table, users, rng))
+    return records
 
 
 def first_cards(game: Game, count: int) -> list[str]:
@@ -143,7 +229,7 @@ def test_the_server_cannot_steer_the_first_cards_once_a_client_seed_follows_its_
 
 @pytest.mark.django_db
 def test_a_client_seed_is_refused_when_malformed_given_twice_or_not_a_players(make_user, settings):
-    table, users = announce("banker36", make_user, settings)
+    table, users = announce("banker36", make_user, settings, humans=2)
     first, second = users.values()
     with pytest.raises(services.PlayError) as bad:
         services.client_seed_give(table=table, player=first, seed="not ok!")
@@ -200,13 +286,28 @@ def test_live_records_of_every_variant_verify(variant, with_client_seeds, make_u
     assert game is not None and bool(game.client_seeds) == with_client_seeds
     during = services.public_record(game)
     assert "seed" not in during and during["fairness"]["server_seed"] is None
-    finished = play_game_randomly(table, users, random.Random(5))
-    record = services.public_record(finished)
-    record.pop("table")
-    # The project's own command: every check in plain words, exit 0.
-    out = _verify_command(record)
-    assert out.returncode == 0, out.stdout
-    assert "FAIL" not in out.stdout and "verified" in out.stdout
+    # A record in play cannot be verified yet, and `verify` says so (exit 3).
+    early = _verify_command(during)
+    assert early.returncode == 3, early.stdout
+    assert early.stdout.endswith(
+        "not verifiable yet: the server seed is revealed when the record is over\n"
+    )
+    records = play_records(table, users, random.Random(5), client_seeds=with_client_seeds)
+    for finished in records:
+        record = services.public_record(finished)
+        record.pop("table")
+        assert finished.status == "finished"
+        # The project's own command: every check in plain words, exit 0.
+        out = _verify_command(record)
+        assert out.returncode == 0, out.stdout
+        assert "FAIL" not in out.stdout and "verified: every check passed" in out.stdout
+        assert replay(record)["result"] == finished.result
+    # The last record is a real one: several rounds (deals, duels) dealt from its seed.
+    assert len(record["result"]["rounds"]) >= 2, record["result"]
+    if variant == "solo":
+        assert len(record["result"]["rounds"]) == SOLO_ROUNDS
+        assert [a["action"] for a in finished.actions].count("restart") == 1
+    assert len(finished.client_seeds) == (len(users) if with_client_seeds else 0)
     # The documented verifier, written from the prose: the same seed, and its first
     # shuffle is the one the cards were dealt from.
     kind, decks = STOCK[variant]
@@ -234,8 +335,9 @@ def test_one_changed_byte_in_a_live_records_fairness_is_a_fairness_mismatch(
     table, users = announce("banker36", make_user, settings)
     for user in users.values():
         services.client_seed_give(table=table, player=user, seed=f"s{user.pk}")
-    finished = play_game_randomly(table, users, random.Random(2))
+    finished = play_records(table, users, random.Random(2), client_seeds=True)[-1]
     record = services.public_record(finished)
+    assert len(record["result"]["rounds"]) >= 2 and len(record["fairness"]["client_seeds"]) == 4
     assert replay(record)["result"] == finished.result
     target = record["fairness"]
     if field == "seed":
@@ -287,48 +389,78 @@ async def test_no_frame_holds_the_server_seed_or_the_seed_before_the_reveal(
         assert (await clients[0].command("start"))["type"] == "ack"
     for n, client in enumerate(clients):
         assert (await client.command("client_seed", seed=f"tab-{n}"))["type"] == "ack"
-    game = await database_sync_to_async(playing)(table)
-    assert game is not None
     users_by_pk = {u.pk: u for u in users}
 
     async def listen(client: TableClient) -> None:
         while True:  # read as frames come, so no channel fills up while the game runs
             await client.recv(timeout=60)
 
+    async def until(check) -> None:
+        for _ in range(500):
+            if await database_sync_to_async(check)():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("the table did not get there")
+
     listeners = [asyncio.ensure_future(listen(c)) for c in [*clients, watcher]]
     rng = random.Random(11)
-    # Move by move, letting the frames out between moves, as people would.
-    while await database_sync_to_async(play_step)(table, users_by_pk, rng, game.number):
-        await asyncio.sleep(0.01)
-    finished = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+    records: list[Game] = []
+    while True:
+        game = await database_sync_to_async(playing)(table)
+        assert game is not None
+        # Move by move, letting the frames out between moves, as people would.
+        while await database_sync_to_async(play_step)(table, users_by_pk, rng, game.number):
+            await asyncio.sleep(0.01)
+        records.append(await database_sync_to_async(Game.objects.get)(pk=game.pk))
+        if variant != "banker36" or len(records[-1].result["rounds"]) >= 2:
+            break
+        # banker36: the next bank, started and seeded over the sockets (the listeners
+        # take the answers), until one has more than one duel.
+        assert len(records) < BANKS, "no bank of more than one duel"
+        await clients[0].send({"type": "start", "id": f"start-{len(records)}"})
+        await until(lambda: Table.objects.get(pk=table.pk).pending is not None)
+        for n, client in enumerate(clients):
+            seed = f"tab-{n}-{len(records)}"
+            await client.send({"type": "client_seed", "id": f"seed-{len(records)}", "seed": seed})
+        dealt = Game.objects.filter(table=table, number=game.number + 1)
+        await until(dealt.exists)
     await asyncio.sleep(1)
     for listener in listeners:
         if listener.done():
             raise AssertionError(f"a listener stopped: {listener.exception()!r}")
         listener.cancel()
-    for client in [*clients, watcher]:
-        seen_over = False
-        for raw in client.raw:
-            message = json.loads(raw)
-            shown = message.get("game") if message["type"] in ("update", "snapshot") else None
-            info = shown or {}
-            over = info.get("id") == finished.pk and info.get("status") != "playing"
-            seen_over = seen_over or over
-            if not seen_over:
-                assert finished.server_seed not in raw and finished.seed not in raw
-        versions = [json.loads(r).get("version") for r in client.raw]
-        final = (await database_sync_to_async(Table.objects.get)(pk=table.pk)).version
-        assert seen_over, (max(v for v in versions if v), final, len(client.raw))
-    assert [c["seed"] for c in finished.client_seeds] == [f"tab-{n}" for n in range(humans)]
+    assert len(records[-1].result["rounds"]) >= 2, records[-1].result
+    if variant == "solo":  # one seed for the whole game: still secret after round 1
+        assert len(records[-1].result["rounds"]) == SOLO_ROUNDS
+    for finished in records:
+        for client in [*clients, watcher]:
+            seen_over = False
+            for raw in client.raw:
+                message = json.loads(raw)
+                shown = message.get("game") if message["type"] in ("update", "snapshot") else None
+                info = shown or {}
+                over = info.get("id") == finished.pk and info.get("status") != "playing"
+                seen_over = seen_over or over
+                if not seen_over:
+                    assert finished.server_seed not in raw and finished.seed not in raw
+            versions = [json.loads(r).get("version") for r in client.raw]
+            final = (await database_sync_to_async(Table.objects.get)(pk=table.pk)).version
+            assert seen_over, (finished.number, max(v for v in versions if v), final)
+    assert [c["seed"] for c in records[0].client_seeds] == [f"tab-{n}" for n in range(humans)]
+    for finished in records[1:]:
+        number = finished.number - 1
+        assert [c["seed"] for c in finished.client_seeds] == [
+            f"tab-{n}-{number}" for n in range(humans)
+        ]
     # the engine state itself never travelled either
-    assert engine.view(finished.state, None)
+    assert engine.view(records[-1].state, None)
     for client in [*clients, watcher]:
         await client.comm.disconnect()
 
 
 @pytest.mark.django_db
 def test_the_last_client_seed_is_kept_when_the_deal_cannot_be_made_yet(make_user, settings):
-    table, users = announce("banker36", make_user, settings)
+    table, users = announce("banker36", make_user, settings, humans=2)
     first, second = users.values()
     services.seat_leave(table=table, player=first)  # only one announced player is left
     answer = services.client_seed_give(table=table, player=second, seed="still-counts")

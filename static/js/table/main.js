@@ -25,6 +25,8 @@ const SNAPSHOT_RETRY_MS = 4000;
 const VERSION_WAIT_MS = 3000;
 // Refusals of the page's own automatic client seed that need no word to the player.
 const QUIET_SEED_CODES = new Set(["seed_given", "no_shuffle", "not_seated"]);
+// A client seed as the server takes it (games/fairness.py CLIENT_SEED, docs/protocol.md §5.5).
+const CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;
 
 const config = JSON.parse(document.getElementById("table-config").textContent);
 const root = document.getElementById("table-page");
@@ -43,6 +45,10 @@ const ui = {
   log: $("log"),
   announce: $("announce"),
   fairness: $("fairness-facts"),
+  seedForm: $("own-seed"),
+  seedInput: $("own-seed-input"),
+  seedForget: $("own-seed-forget"),
+  seedStatus: $("own-seed-status"),
 };
 
 // --- the state ------------------------------------------------------------------------------
@@ -731,6 +737,84 @@ function renderFairness() {
   fill(ui.fairness, items);
 }
 
+// --- the player's own client seed («Свой ключ») ---------------------------------------------
+// Optional, and for one game: kept for this table in this tab (sessionStorage, so a reload
+// keeps it) until the next game announced to the player's seat takes it instead of a
+// random one; once sent it is used up and the field is emptied. A seed the server has
+// already seen would not bind it (it could pick its next server seed knowing it), so each
+// game needs a new one (docs/fairness.md, «Client seeds»).
+
+const OWN_SEED_KEY = `twentyone.table.${config.table}.own-seed`;
+let ownSeed = readOwnSeed();
+
+function readOwnSeed() {
+  try {
+    const stored = window.sessionStorage.getItem(OWN_SEED_KEY) || "";
+    return CLIENT_SEED.test(stored) ? stored : "";
+  } catch {
+    return ""; // storage disabled: the seed lives as long as the page
+  }
+}
+
+function keepOwnSeed(seed) {
+  ownSeed = seed;
+  try {
+    if (seed) window.sessionStorage.setItem(OWN_SEED_KEY, seed);
+    else window.sessionStorage.removeItem(OWN_SEED_KEY);
+  } catch {
+    // storage disabled or full: kept for this page only
+  }
+}
+
+/** The field's state and the line under it: `invalid` after a refused entry, `used` once
+ * the seed went into a game ({seed, game}). */
+function showOwnSeed(state = null, used = null) {
+  ui.seedForm.dataset.state = state || (ownSeed ? "own" : "random");
+  ui.seedInput.setAttribute("aria-invalid", state === "invalid" ? "true" : "false");
+  ui.seedForget.hidden = !ownSeed;
+  let text;
+  if (state === "invalid") {
+    text = t("Ключ — от 1 до 64 знаков: латинские буквы, цифры, «_» и «-».");
+  } else if (state === "used") {
+    text = fmt(t("Ключ «%(seed)s» ушёл в игру %(game)s. Для следующей игры введите новый — иначе уйдёт случайный."), used);
+  } else if (ownSeed) {
+    text = fmt(t("Ключ «%(seed)s» запомнен: он уйдёт в следующую игру."), { seed: ownSeed });
+  } else {
+    text = t("Свой ключ не задан: в игру уйдёт случайный.");
+  }
+  ui.seedStatus.textContent = text;
+}
+
+ui.seedForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const value = ui.seedInput.value.trim();
+  if (value && !CLIENT_SEED.test(value)) {
+    showOwnSeed("invalid");
+    ui.seedInput.focus();
+    return;
+  }
+  ui.seedInput.value = value;
+  keepOwnSeed(value);
+  showOwnSeed();
+});
+
+ui.seedForget.addEventListener("click", () => {
+  ui.seedInput.value = "";
+  keepOwnSeed("");
+  showOwnSeed();
+  ui.seedInput.focus();
+});
+
+ui.seedInput.value = ownSeed;
+showOwnSeed();
+
+/** The typed seed is sent for game `game`: the server has seen it, so it is used up. */
+function ownSeedUsed(seed, game) {
+  keepOwnSeed("");
+  if (ui.seedInput.value.trim() === seed) ui.seedInput.value = ""; // unless a new one is being typed
+  showOwnSeed("used", { seed, game });
+}
+
 // --- automatic steps: the client seed and ?sit=1 ---------------------------------------------
 
 function sendClientSeed() {
@@ -738,7 +822,9 @@ function sendClientSeed() {
   const seat = me();
   if (!pending || !seat || !pending.seats.includes(seat) || pending.given.includes(seat)) return;
   if (seedsSent.has(pending.commitment)) return;
-  const seed = randomToken(16);
+  // The player's own seed when they typed one, else a fresh random one.
+  const seed = ownSeed || randomToken(16);
+  if (ownSeed) ownSeedUsed(ownSeed, pending.game);
   seedsSent.set(pending.commitment, seed);
   // Not a player's move: the action bar stays usable while it is answered.
   socket.command("client_seed", { seed }).then((answer) => {
