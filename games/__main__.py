@@ -82,6 +82,9 @@ def _verify(args: argparse.Namespace) -> int:
         return _refuse("verify", 'the record has no "fairness" object to verify')
     checks = fairness.checks(record["fairness"], record.get("seed"), record.get("variant"))
     waiting = any(passed is None for _words, passed in checks)
+    dealt = fairness.deck_check(record) if not waiting else None
+    if dealt is not None:
+        checks.append(dealt)
     if not waiting:
         try:
             replayed = replay(record)

@@ -27,6 +27,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.cards import shoe
+from games.shuffle import shuffled
+
 ALGORITHM = "mixed-hmac-sha256/1"
 CONTEXT_FIELDS = ("table", "shoe", "variant")
 SERVER_SEED = re.compile(r"[0-9a-f]{64}")
@@ -167,6 +170,28 @@ def checks(fairness: object, seed: object, variant: object) -> list[tuple[str, b
         )
     )
     return results
+
+
+def deck_check(record: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """A record that states its cards as `deck` next to a fair seed must hold the seed's
+    cards. Live records do so in `salon` only: the spec keeps the cut out of a record, so
+    the shoe is stated in its order after the cut — shuffle 0 of the seed (two
+    `standard52` decks) with its top `position` cards moved to the bottom, for some
+    position from 1 to 103. None: nothing to check (no deck, or no seed yet)."""
+    deck, seed = record.get("deck"), record.get("seed")
+    if not deck or not isinstance(seed, str):
+        return None
+    if record.get("variant") != "salon":
+        return (
+            "the record's deck comes from its seed (a live record stacks one only in salon)",
+            False,
+        )
+    order = shuffled(shoe("standard52", 2), seed, 0)
+    cards = list(deck) if isinstance(deck, list) else []
+    position = next((p for p in range(1, len(order)) if cards == order[p:] + order[:p]), None)
+    if position is None:
+        return ("the record's deck is shuffle 0 of its seed, cut at some position", False)
+    return (f"the record's deck is shuffle 0 of its seed, cut at position {position}", True)
 
 
 def problem(fairness: object, seed: object, variant: object) -> str | None:

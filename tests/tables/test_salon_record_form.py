@@ -4,7 +4,10 @@ lot's seat (`first_banker`), and neither the `cut` option nor the cutter's move.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -70,3 +73,30 @@ def test_a_salon_record_in_play_gives_neither_the_seed_nor_the_shoe(make_user):
 def _two_decks() -> list[str]:
     ranks, suits = "23456789TJQKA", "SHDC"
     return [r + s for r in ranks for s in suits] * 2
+
+
+def test_verify_checks_that_a_salon_records_deck_is_its_seeds_shoe_cut(make_user, tmp_path):
+    game, _in_play = salon_shoe(make_user, cutter_times_out=True)
+    record = services.public_record(game)
+    cut = game.events.get(version=1).events  # the cutter's timeout: the server's cut
+    position = next(event["position"] for event in cut if event["type"] == "cut")
+    good = _verify(tmp_path / "good.json", record)
+    assert good.returncode == 0, good.stdout
+    assert f"the record's deck is shuffle 0 of its seed, cut at position {position}" in good.stdout
+    # Two cards of the deck swapped (cards still to come, after the last one dealt):
+    # the replay still gives the result, but the deck is not what the seed dealt.
+    deck = list(record["deck"])
+    deck[-1], deck[-2] = deck[-2], deck[-1]
+    bad = _verify(tmp_path / "bad.json", {**record, "deck": deck})
+    assert bad.returncode == 1, bad.stdout
+    assert "FAIL  the record's deck is shuffle 0 of its seed" in bad.stdout
+
+
+def _verify(path, record):
+    path.write_text(json.dumps(record), encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "games", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
