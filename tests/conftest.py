@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
+from django.db.transaction import TransactionManagementError
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
@@ -23,6 +24,20 @@ def _missing(what: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"REQUIRE_SERVICES=1 but {what}", pytrace=False)
     pytest.skip(what)
+
+
+# The fixtures through which a test uses the database (besides the django_db marker).
+_DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "breaks_conservation(reason): the test leaves the chip ledger unbalanced on purpose"
+        " (the autouse chip-conservation check is skipped for it)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -74,6 +89,57 @@ def _fresh_channel_layer() -> Iterator[None]:
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+def _uses_database(request: pytest.FixtureRequest) -> bool:
+    return request.node.get_closest_marker("django_db") is not None or bool(
+        _DATABASE_FIXTURES & set(request.fixturenames)
+    )
+
+
+def chips_unbalanced() -> str | None:
+    """None when every wallet plus every escrow equals what the grants account put in
+    (issue 7: after every test); else what differs."""
+    from django.db.models import Q, Sum
+
+    from accounts.models import Account
+    from accounts.services import GRANTS_ACCOUNT_CODE
+
+    sums = Account.objects.aggregate(
+        held=Sum("balance", filter=~Q(kind=Account.Kind.SYSTEM)),
+        granted=Sum("balance", filter=Q(code=GRANTS_ACCOUNT_CODE)),
+        system=Sum("balance", filter=Q(kind=Account.Kind.SYSTEM)),
+    )
+    held, granted, system = (sums[k] or 0 for k in ("held", "granted", "system"))
+    if held == -granted == -system:
+        return None
+    return f"wallets + escrow hold {held}, the grants account put in {-granted}" + (
+        f" (all system accounts: {-system})" if system != granted else ""
+    )
+
+
+@pytest.fixture(autouse=True)
+def _chips_conserved(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After every test that used the database: the sum of all wallets plus escrow equals
+    what grants put in (issue 7, Deliver 3).
+
+    Tests that never touch the database are left alone (no query, no database set up).
+    For the others the database fixture is set up first, so that this check runs before
+    its teardown rolls the test back (or flushes it). A test whose database connection
+    is gone, or whose transaction is broken, by the end is not checked: there is nothing
+    left to read. A test that unbalances the ledger on purpose says so with the marker
+    `breaks_conservation`."""
+    if not _uses_database(request) or request.node.get_closest_marker("breaks_conservation"):
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")
+    yield
+    try:
+        problem = chips_unbalanced()
+    except (DatabaseError, TransactionManagementError):
+        return
+    if problem is not None:
+        pytest.fail(f"chips were created or destroyed: {problem}", pytrace=False)
 
 
 @pytest.fixture

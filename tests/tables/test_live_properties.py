@@ -54,6 +54,8 @@ TABLES: dict[str, tuple[dict[str, Any], int, list[str], tuple[int, int] | None]]
     ),
     "blackjack": ({"seat_count": 4}, 1, ["easy", "hard"], None),
     "classic": ({"match_length": 5, "seat_count": 4}, 2, ["easy"], None),
+    # One player against the game's own banker, for the game's coins: no clock.
+    "solo": ({}, 1, [], None),
 }
 
 NAMES = ["ulla", "bo", "kim"]
@@ -69,6 +71,19 @@ STEPS = (
     + ["stale", "wrong_player", "stand", "sit", "ready"]
     + ["pause", "resume", "close"]
 )
+
+# Steps added for one variant, and how many steps an example may take there (else 5-45).
+# A classic match of five rounds takes some thirty decisions: with moves and timeouts
+# weighted up and more steps, matches finish (and are removed from: `stand`). A banker36
+# decision is a ponter's; `drop` closes the connections of the player on turn, so that
+# the reconnect grace is given there too. Solo's «new game» ends a game and deals the next.
+VARIANT_STEPS: dict[str, list[str]] = {
+    "blackjack": ["end_session"],
+    "classic": ["move"] * 16 + ["timeout"] * 8,
+    "banker36": ["drop"] * 2,
+    "solo": ["new_game"] * 2,
+}
+MOST_STEPS = {"classic": 100}
 
 
 @contextlib.contextmanager
@@ -265,6 +280,13 @@ class LiveRun:
         answer = self.act(user, move, before if with_version else None, client_id)
         if repeat:
             return
+        if move["action"] == "new_game":  # solo: this game's record ends, the next deals
+            assert answer == {"version": self.version()} and self.version() > before
+            assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+            following = self.game()
+            assert following is not None and following.number == game.number + 1
+            event("solo: a new game from the table")
+            return
         assert answer == {"version": before + 1}, answer
         assert self.version() == before + 1
         after = Game.objects.get(pk=game.pk)
@@ -275,8 +297,9 @@ class LiveRun:
     def do_timeout(self) -> None:
         game = self.game()
         before = self.version()
-        if game is not None and game.paused:
-            # The clocks are stopped: even a sweep a day later plays nothing.
+        if game is not None and (game.paused or not clocked(game)):
+            # The clocks are stopped (or the variant has none: solo's player takes their
+            # time): even a sweep a day later plays nothing.
             later = timezone.now() + datetime.timedelta(days=1)
             assert services.deadlines_sweep(now=later) == 0
             assert self.version() == before
@@ -384,6 +407,11 @@ class LiveRun:
             self.do_join()
             return
         pk, channel = self.draw(st.sampled_from(open_), "closing")
+        self.leave(pk, channel)
+
+    def leave(self, pk: int, channel: str) -> None:
+        """One connection of user `pk` closes: the reconnect grace if it was their last
+        and their decision runs (once per decision), else nothing changes."""
         self.channels[pk].remove(channel)
         user = self.users[pk]
         game = self.game()
@@ -415,6 +443,55 @@ class LiveRun:
         else:
             assert delta == 0
             assert after.deadline == game.deadline
+
+    def do_drop(self) -> None:
+        """The player on turn loses every connection (opened first if they had none)."""
+        game = self.game()
+        user = game and not game.paused and self.turn_user(game)
+        if not user:
+            self.do_leave()
+            return
+        if not self.channels[user.pk]:
+            self.do_join_of(user)
+        for channel in list(self.channels[user.pk]):
+            self.leave(user.pk, channel)
+
+    def do_join_of(self, user: Any) -> None:
+        channel = f"test.{user.username}.{next(self.ids)}"
+        before = self.version()
+        services.presence_join(table=self.table, user=user, channel_name=channel)
+        self.channels[user.pk].append(channel)
+        assert self.version() == before
+
+    def do_new_game(self) -> None:
+        """Solo's «new game» command: ends the game in play (unless a bet is in it) and
+        deals the next, or deals one between games."""
+        game = self.game()
+        user = self.draw(st.sampled_from([*self.humans, self.outsider]), "new game by")
+        table = Table.objects.get(pk=self.table.pk)
+        client_id = self.client_id(user)
+        repeat = (user.pk, client_id) in self.accepted
+        before = self.version()
+        answer = self.command(
+            user, client_id, lambda: services.solo_new_game(table=table, player=user)
+        )
+        if repeat:
+            return
+        seated = self.seat_of(user) is not None
+        if not seated:
+            assert code_of(answer) == "not_seated", answer
+        elif game is not None and game.paused:
+            assert code_of(answer) == "paused", answer
+        elif game is not None and game.state.get("bet") is not None:
+            assert code_of(answer) == "illegal_action", answer
+        else:
+            assert isinstance(answer, dict) and answer["version"] == self.version() > before
+            following = self.game()
+            assert following is not None
+            if game is not None:
+                assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+                assert following.number == game.number + 1
+            event("solo: a new game by command")
 
     def do_stand(self) -> None:
         user = self.draw(st.sampled_from([*self.humans, self.outsider]), "standing up")
@@ -498,7 +575,7 @@ class LiveRun:
         else:
             assert answer == {"version": before + 1}
             after = Game.objects.get(pk=game.pk)
-            assert not after.paused and after.deadline is not None
+            assert not after.paused and (after.deadline is not None) == clocked(after)
 
     def do_close(self) -> None:
         game = self.game()
@@ -586,7 +663,7 @@ class LiveRun:
                         assert wallets[entry["user"]] == expected, (sid, wallets, expected)
                 turn = engine.legal_actions(game.state)
                 assert turn is not None and game.deadline_seat == turn["seat"]
-                assert (game.deadline is None) == game.paused
+                assert (game.deadline is None) == (game.paused or not clocked(game))
             else:
                 assert held == 0, f"{held} chips left in the escrow of a {game.status} game"
                 assert game.deadline is None and game.result is not None
@@ -597,6 +674,9 @@ class LiveRun:
     def final_check(self) -> None:
         for game in Game.objects.filter(table=self.table):
             event(f"a game {game.status}")
+            if game.variant == "classic" and game.status == Game.Status.FINISHED:
+                played = len(game.result["rounds"]) == game.options["rounds"]
+                event("classic: a match " + ("played to its last round" if played else "cut short"))
             record = services.game_record(game)
             replayed = replay(record)["result"]
             # A state read back from PostgreSQL's jsonb has its keys in another order:
@@ -607,6 +687,11 @@ class LiveRun:
                 assert replayed["deltas"] == game.state["deltas"]
             else:
                 assert replayed == game.result, game.number
+
+
+def clocked(game: Game) -> bool:
+    """Whether the game's decisions run against a clock (solo's do not)."""
+    return bool(engine.variant_module(game.variant).CLOCK)
 
 
 def reversed_keys(value: Any) -> Any:
@@ -642,8 +727,8 @@ def play(data: Any, variant: str, make_user: Callable[..., Any]) -> None:
     base = data.draw(st.integers(0, 2**32), label="seed")
     with rolled_back(), mock.patch.object(services, "fresh_seed", seeds(base)):
         run = LiveRun(data, variant, make_user)
-        steps = data.draw(st.integers(5, 45), label="steps")
-        kinds = STEPS + (["end_session"] if variant == "blackjack" else [])
+        steps = data.draw(st.integers(5, MOST_STEPS.get(variant, 45)), label="steps")
+        kinds = STEPS + VARIANT_STEPS.get(variant, [])
         for _ in range(steps):
             run.step(data.draw(st.sampled_from(kinds), label="step"))
             if run.closed:

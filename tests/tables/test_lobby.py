@@ -383,3 +383,138 @@ def test_rules_page_in_russian_and_in_english(client, variant):
 def test_rules_of_an_unknown_variant_are_not_found(client):
     assert client.get("/rules/poker/").status_code == 404
     assert client.get(reverse("rules_index")).status_code == 200
+
+
+# --- the lobby socket pushes every change ----------------------------------------------------
+
+
+def _row(tables: list[dict], table_id: int) -> dict | None:
+    return next((t for t in tables if t["id"] == table_id), None)
+
+
+class LobbySocket:
+    """A signed-in lobby connection and the newest table list it was sent."""
+
+    def __init__(self, communicator: WebsocketCommunicator) -> None:
+        self.comm = communicator
+        self.tables: list[dict] = []
+        self.pushes = 0
+
+    @classmethod
+    async def open(cls, user, language: str = "") -> LobbySocket:
+        client = Client()
+        cookie = await database_sync_to_async(_session_cookie)(client, user)
+        if language:
+            cookie += f"; django_language={language}".encode()
+        communicator = WebsocketCommunicator(
+            application,
+            "/ws/lobby/",
+            headers=[
+                (b"origin", b"http://localhost"),
+                (b"host", b"localhost"),
+                (b"cookie", cookie),
+            ],
+        )
+        assert (await communicator.connect())[0]
+        socket = cls(communicator)
+        await socket.receive()
+        return socket
+
+    async def receive(self) -> dict:
+        message = await self.comm.receive_json_from(timeout=5)
+        if message["type"] == "lobby":
+            self.tables = message["tables"]
+            self.pushes += 1
+        return message
+
+    def row(self, table_id: int) -> dict | None:
+        return _row(self.tables, table_id)
+
+    async def until(self, predicate, what: str) -> dict | None:
+        """Wait (a push may come up to LOBBY_COALESCE_SECONDS late, and several changes
+        may come as one) until the newest list satisfies `predicate`."""
+        for _ in range(50):
+            if predicate(self.tables):
+                return None
+            try:
+                await self.receive()
+            except TimeoutError:
+                break
+        raise AssertionError(f"the lobby never showed: {what}; last list {self.tables}")
+
+    async def send(self, message: dict) -> dict:
+        """A lobby message and its answer (not a pushed list)."""
+        await self.comm.send_json_to(message)
+        while True:
+            answer = await self.receive()
+            if answer["type"] != "lobby":
+                return answer
+
+
+async def _table_socket(table_id: int, user):
+    from tests.tables.ws_play import Viewer
+
+    client = await Viewer.open(table_id, user)
+    await client.recv()  # the snapshot
+    return client
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_ws_lobby_pushes_a_table_opened_filled_started_and_closed(make_user):
+    from tables.broadcast import LOBBY_COALESCE_SECONDS
+
+    assert LOBBY_COALESCE_SECONDS < 5  # the waits below
+    ann, bob = await database_sync_to_async(lambda: (make_user("ann"), make_user("bob")))()
+    opener, watcher = await LobbySocket.open(ann), await LobbySocket.open(bob)
+    english = await LobbySocket.open(bob, language="en")
+    assert watcher.tables == []
+
+    # Opened: every lobby lists it, labelled in its own language.
+    opened = await opener.send(
+        {
+            "type": "open_table",
+            "variant": "banker36",
+            "name": "Живой",
+            "stake": 10,
+            "entry_limit": 100,
+        }
+    )
+    assert opened["type"] == "table_opened"
+    tid = opened["table"]
+    for socket in (watcher, english, opener):
+        await socket.until(lambda ts: _row(ts, tid) is not None, "the new table")
+        row = socket.row(tid)
+        assert (row["name"], row["seats_taken"], row["playing"]) == ("Живой", 0, False)
+    assert watcher.row(tid)["variant_name"] == "Очко с банкиром (36 карт)"
+    assert english.row(tid)["variant_name"] == "Banker (36 cards)"
+
+    # Filled: two players sit over their table sockets; not started (nobody is ready).
+    players = [await _table_socket(tid, ann), await _table_socket(tid, bob)]
+    for n, player in enumerate(players, start=1):
+        assert (await player.command("sit"))["type"] == "ack"
+        await watcher.until(lambda ts, n=n: _row(ts, tid)["seats_taken"] == n, f"{n} seated")
+    assert watcher.row(tid)["seat_count"] == 4 and watcher.row(tid)["playing"] is False
+
+    # Started: both say ready, the game is dealt.
+    pushes = watcher.pushes
+    for player in players:
+        assert (await player.command("ready"))["type"] == "ack"
+    await watcher.until(lambda ts: _row(ts, tid)["playing"] is True, "the game in play")
+    assert watcher.pushes > pushes and watcher.row(tid)["seats_taken"] == 2
+
+    # Closed by its host: gone from every lobby.
+    assert (await players[0].command("close"))["type"] == "ack"
+    for socket in (watcher, english, opener):
+        await socket.until(lambda ts: _row(ts, tid) is None, "the table gone")
+
+    # A private table is never listed, not even to its opener.
+    private = await opener.send({"type": "open_table", "variant": "salon", "private": True})
+    assert private["type"] == "table_opened" and private["invite"]
+    pushes = watcher.pushes
+    await watcher.until(lambda ts: watcher.pushes > pushes, "a push after the private table")
+    assert watcher.row(private["table"]) is None
+    for socket in (opener, watcher, english):
+        await socket.comm.disconnect()
+    for player in players:
+        await player.close()
