@@ -273,9 +273,15 @@ def _forfeit(table: Table, seat: Seat, now: datetime.datetime) -> None:
         return
     seat.leaving = True
     seat.save(update_fields=["leaving"])
-    if game.deadline_seat == sid and not game.paused:
-        game.deadline = now
-        game.save(update_fields=["deadline"])
+    if game.deadline_seat == sid:
+        # The forfeit is played at once — at resume, if the game is paused (its clock
+        # then holds no time left), not after the decision time it had left.
+        if game.paused:
+            game.paused_remaining_ms = 0
+            game.save(update_fields=["paused_remaining_ms"])
+        else:
+            game.deadline = now
+            game.save(update_fields=["deadline"])
     _touch(table, game, [{"type": "leaving", "seat": sid}])
 
 
