@@ -220,9 +220,9 @@ async def test_salon_three_players_cut_over_the_socket_and_play_a_whole_shoe(mak
     # is in `deck`, as the `position` cards moved from the top to the bottom.
     assert "cut" not in record["options"] and record["first_banker"] == banker
     assert game.actions[0] == {"seat": cutter, "action": "cut", "position": position}
-    assert record["deck"][-position:] == shuffled(full_stock("standard52", 2), game.seed, 0)[
-        :position
-    ]
+    assert (
+        record["deck"][-position:] == shuffled(full_stock("standard52", 2), game.seed, 0)[:position]
+    )
     await check_ledger(live, game)
     # The next shoe follows by itself (after the interlude, on the clock).
     assert live.players["anna"].last()["table"]["next_game_at"] is not None
