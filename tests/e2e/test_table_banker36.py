@@ -137,6 +137,9 @@ def test_two_players_duel_with_the_offered_bets_and_the_spectator_sees_no_hidden
         wait_my_turn(ponter)
         bet = Game.objects.get(pk=game.pk).state["circle"]["bet"]
         assert bet == amounts[0]
+        # The spectator's frame of the bet is its own message: it may come a moment after
+        # the ponter's.
+        same_version(ponter, spectator)
         assert f"Ставка: {bet}" in spectator.locator("#game-area .duel").inner_text()
         clock = ponter.locator("#clock")
         assert clock.is_visible() and 0 < int(clock.get_attribute("aria-valuenow")) <= 60

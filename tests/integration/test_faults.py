@@ -397,15 +397,21 @@ async def test_postgres_connections_dropped_during_actions_fail_cleanly_or_succe
         game = await db(load_game)(duel.pk, 1)
         assert game.actions == [{"seat": ponter, "action": "bet", "amount": STAKE}]
 
-        # 2. The next move waits for the game row in its first step (the check for an
-        # overdue decision, which the command does on its own) when the connections
-        # drop. That step is given up, and the move itself runs on a new connection: it
-        # succeeds, once.
+        # 2. The next move waits for the game row (the test holds it) when the
+        # connections drop: wherever it was — its look for an overdue decision reads
+        # without a lock, so it is usually the move's own write — it fails cleanly, as the
+        # bet did, and resent with its id it is applied once; or, dropped before it had
+        # begun, it ran on a new connection and succeeded. Never half, never twice.
         await asyncio.to_thread(lock.hold, "tables_game", game.pk)
         move_id = Conn.new_id(ponter)
-        await bettor.send_command("action", move_id, action="stand", version=version + 1)
+        move = {"action": "stand", "version": version + 1}
+        await bettor.send_command("action", move_id, **move)
         await drop_connections_while_waiting("tables_game")
         answer = await bettor.answer(move_id)
+        if answer["type"] == "error":
+            assert answer["code"] == "unavailable" and answer["version"] == version + 1, answer
+            assert (await db(load_game)(duel.pk, 1)).actions == game.actions
+            answer = await bettor.request("action", cid=move_id, **move)
         assert answer == {"type": "ack", "id": move_id, "version": version + 2}, answer
         game = await db(load_game)(duel.pk, 1)
         assert game.actions[1:] == [{"seat": ponter, "action": "stand"}]
