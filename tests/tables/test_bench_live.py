@@ -74,4 +74,6 @@ def test_bench_live_runs_end_to_end_at_tiny_scale(
     assert echo["p99_a"] is None or echo["p99_a"] > 0
     for name in ("daphne", "worker", "beat", "load-gen"):
         assert live["cpu"][name] >= 0 and live["rss"][name] > 10, name
-    assert len(step["probes"]) == 1 and step["probes"][0]["pace"] in (0.5, 1.5)
+    # One probe (--max-probes 1), and one more between the two paces when its verdict
+    # differs from pace 1's (the search tries once between the last pass and first fail).
+    assert 1 <= len(step["probes"]) <= 2 and step["probes"][0]["pace"] in (0.5, 1.5)
