@@ -29,6 +29,7 @@ from typing import Any
 
 from games.cards import shoe
 from games.shuffle import shuffled
+from games.variants import salon
 
 ALGORITHM = "mixed-hmac-sha256/1"
 CONTEXT_FIELDS = ("table", "shoe", "variant")
@@ -186,7 +187,7 @@ def deck_check(record: Mapping[str, Any]) -> tuple[str, bool] | None:
             "the record's deck comes from its seed (a live record stacks one only in salon)",
             False,
         )
-    order = shuffled(shoe("standard52", 2), seed, 0)
+    order = shuffled(shoe(salon.DECK_KIND, salon.DECKS_IN_SHOE), seed, 0)
     cards = list(deck) if isinstance(deck, list) else []
     position = next((p for p in range(1, len(order)) if cards == order[p:] + order[:p]), None)
     if position is None:

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from games.cards import shoe
 from games.record import ReplayError, replay
 from tables import services
 from tests.tables.live_helpers import conservation_holds, play_game_randomly, playing, sweep_after
@@ -46,7 +47,7 @@ def test_a_salon_record_states_the_shoe_after_the_cut_and_replays_to_its_result(
     assert "cut" not in record["options"]
     assert all(action["action"] != "cut" for action in record["actions"])
     assert len(record["actions"]) == len(game.actions) - 1  # the cutter's move only
-    assert sorted(record["deck"]) == sorted(c for c in _two_decks())
+    assert sorted(record["deck"]) == sorted(shoe("standard52", 2))
     assert record["first_banker"] in {seat["id"] for seat in record["seats"]}
     # What a replayer that follows the spec sees: the stored result, from the deck alone
     # as from the deck and the seed (with its fairness checks).
@@ -68,11 +69,6 @@ def test_a_salon_record_in_play_gives_neither_the_seed_nor_the_shoe(make_user):
     assert in_play["fairness"]["server_seed"] is None
     assert "cut" not in in_play["options"]
     assert all(action["action"] not in ("cut", "timeout") for action in in_play["actions"])
-
-
-def _two_decks() -> list[str]:
-    ranks, suits = "23456789TJQKA", "SHDC"
-    return [r + s for r in ranks for s in suits] * 2
 
 
 def test_verify_checks_that_a_salon_records_deck_is_its_seeds_shoe_cut(make_user, tmp_path):
