@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from channels.exceptions import ChannelFull
@@ -34,6 +35,13 @@ class RedisChannelLayer(core.RedisChannelLayer):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._wakers: set[asyncio.Future[None]] = set()
+
+    async def group_size(self, group: str) -> int:
+        """How many channels — of every web process — are in `group` now, counted as
+        group_send counts them (memberships older than the group expiry are gone)."""
+        key = self._group_key(group)
+        connection = self.connection(self.consistent_hash(group))
+        return int(await connection.zcount(key, int(time.time()) - self.group_expiry, "+inf"))
 
     @property
     def _wake_channel(self) -> str:

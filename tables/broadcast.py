@@ -1,15 +1,15 @@
 """Channel-layer groups of a live table, and sending to them after a commit.
 
-Every connection to a table joins `table_group(id)` (presence notes go there); a
-signed-in one also joins `user_group(id, user)`, and any other one — anonymous, or a
-screen that only watches — `watch_group(id)`. A change is sent as one frame per seated
-player (to that player's group, so every tab of theirs gets it), the spectators' frame to
-the user group of each signed-in person connected but not seated, and the spectators'
-frame once more to the watch group. So each connection gets each change once: sending
-the spectators' frame to the whole table group, for seated players' connections to drop
-(`skip_users`), doubled what every web process had to take off the channel layer — its
-one inbox, read a message at a time, which ran over its capacity at 400 players (make
-bench-live). No group message holds a frame meant for another viewer.
+Every connection to a table joins `table_group(id)`, and each change of the table is one
+group message: every seated player's frame (by user id) and the spectators' frame. Each
+connection sends its client the one frame meant for it (tables.consumers: a seated
+player's own, anyone else the spectators'), so a hidden card reaches no client it is not
+for; the other frames stay in the server (Redis and the web process). One message per
+change, not one per viewer: channels_redis costs four Redis round trips per group
+message to send and three to take off a web process's one inbox (read a message at a
+time), whatever the number of connections it reaches — with a message per seated player
+and one for the spectators, that was five times the channel-layer work of every change,
+a fifth of the web process's time at 400 players (make bench-live, py-spy).
 
 Where the frames are sent from. A service runs in a worker thread and broadcasts from
 its `on_commit`. Called by a consumer (whose context carries its event loop: `bind_loop`),
@@ -18,9 +18,9 @@ goes on with the next command; the loop sends it with `await group_send`. Waitin
 thread for each `group_send` (`async_to_sync`) was a quarter of every command's time in
 the one thread that runs the consumers' database work (make bench-live). Changes of one
 table are sent in the order they were committed (one queue per table, the lowest version
-first, one change after another); the groups of one change at once. Without a loop to
-hand to — a Celery task, the embedded ticker, an HTTP view — each group message is sent
-from the thread itself (`async_to_sync`), as before.
+first, one change after another). Without a loop to hand to — a Celery task, the
+embedded ticker, an HTTP view — each group message is sent from the thread itself
+(`async_to_sync`), as before.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import asyncio
 import contextvars
 import logging
 import weakref
-from collections.abc import Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -46,14 +45,6 @@ _loop: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.Co
 
 def table_group(table_id: int) -> str:
     return f"table-{table_id}"
-
-
-def user_group(table_id: int, user_id: int) -> str:
-    return f"table-{table_id}-user-{user_id}"
-
-
-def watch_group(table_id: int) -> str:
-    return f"table-{table_id}-watch"
 
 
 def bind_loop() -> None:
@@ -135,7 +126,7 @@ def _order(group: str, message: dict[str, Any]) -> tuple[Any, int]:
     it (the table version its frame carries)."""
     if not group.startswith("table-"):
         return group, 0
-    frame = message.get("frame") or {}
+    frame = message.get("frame") or message.get("spectator") or {}
     return int(group.split("-")[1]), int(frame.get("version") or 0)
 
 
@@ -170,24 +161,22 @@ def _send(group: str, message: dict[str, Any]) -> None:
 
 
 def send_frames(
-    table_id: int,
-    spectator: dict[str, Any],
-    players: dict[int, dict[str, Any]],
-    *,
-    watchers: Sequence[int] = (),
+    table_id: int, spectator: dict[str, Any], players: dict[int, dict[str, Any]]
 ) -> None:
-    """One change: `players` (user id -> frame) to the seated, `spectator` to the signed-in
-    `watchers` (connected, not seated) and to the anonymous watchers."""
-    for user_id, frame in players.items():
-        _send(user_group(table_id, user_id), {"type": "table.frame", "frame": frame})
-    shown = {"type": "table.frame", "frame": spectator, "skip_users": sorted(players)}
-    for user_id in watchers:
-        _send(user_group(table_id, user_id), shown)
-    _send(watch_group(table_id), shown)
+    """One change: `players` (user id -> frame) for the seated, `spectator` for everyone
+    else. (String keys: the channel layer's msgpack takes no others.)"""
+    _send(
+        table_group(table_id),
+        {
+            "type": "table.frames",
+            "players": {str(user_id): frame for user_id, frame in players.items()},
+            "spectator": spectator,
+        },
+    )
 
 
 def send_presence(table_id: int, message: dict[str, Any]) -> None:
-    _send(table_group(table_id), {"type": "table.frame", "frame": message, "skip_users": []})
+    _send(table_group(table_id), {"type": "table.frame", "frame": message})
 
 
 # Changes to the lobby's list within this many seconds are sent as one `lobby` message.
@@ -209,6 +198,15 @@ def _lobby_message() -> dict[str, Any]:
         with translation.override(code):
             tables[code] = lobby_payload()
     return {"type": "lobby.changed", "tables": tables}
+
+
+async def _anyone_in(group: str) -> bool:
+    """Whether any connection, of any web process, is in `group`: a lobby list that
+    nobody would receive is not built (at 400 players at tables and none in the lobby,
+    building it was 4% of the web process's time; make bench-live). A layer that cannot
+    count its groups (the in-memory one, embedded) is taken to have someone."""
+    count = getattr(get_channel_layer(), "group_size", None)
+    return count is None or await count(group) > 0
 
 
 def lobby_changed() -> None:
@@ -236,6 +234,8 @@ async def _lobby_send(loop: asyncio.AbstractEventLoop) -> None:
 
     _lobby_due.discard(loop)  # a change from now on is sent again, after this one
     try:
+        if not await _anyone_in(LOBBY_GROUP):
+            return
         message = await database_sync_to_async(_lobby_message)()
     except Exception:
         logger.exception("the lobby's table list could not be built")

@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from tables import broadcast, services
-from tables.broadcast import LOBBY_GROUP, table_group, user_group, watch_group
+from tables.broadcast import LOBBY_GROUP, table_group
 from tables.models import Game, Table
 from tables.selectors import lobby_payload
 
@@ -318,13 +318,9 @@ class TableConsumer(  # type: ignore[misc]
             # spectators' frames, no presence, no command. Its session has only let it
             # watch a private table above.
             self.signed_in = False
-        # Frames come through the user's group when signed in, through the watch group
-        # otherwise (tables.broadcast); presence notes through the table group.
+        # Every change and presence note comes through the table's group
+        # (tables.broadcast); `table_frames` picks this connection's frame of a change.
         self.joined = [table_group(self.table_id)]
-        if self.signed_in:
-            self.joined.append(user_group(self.table_id, self.user.pk))
-        else:
-            self.joined.append(watch_group(self.table_id))
         for group in self.joined:
             await self.channel_layer.group_add(group, self.channel_name)
         if self.signed_in:
@@ -435,21 +431,33 @@ class TableConsumer(  # type: ignore[misc]
             return
         # An action's version is checked by the move itself (services.game_act), with
         # the overdue decision it may meet; any other command's here.
-        version = None if kind == "action" else message.get("version")
-        await self._command(client_id, lambda table: handler(self, table, message), version)
+        move = kind == "action"
+        version = None if move else message.get("version")
+        await self._command(
+            client_id, lambda table: handler(self, table, message), version, move=move
+        )
 
     async def _command(
-        self, client_id: str, build: Callable[[Table], Any], version: int | None = None
+        self,
+        client_id: str,
+        build: Callable[[Table], Any],
+        version: int | None = None,
+        *,
+        move: bool = False,
     ) -> None:
         def run() -> dict[str, Any]:
             with translation.override(self.language):
-                table = Table.objects.get(pk=self.table_id)
+                # A move reads its table itself, under the table's lock, and plays an
+                # overdue decision there first (services.game_act): it is given the
+                # table's id alone, not a read that would be stale by then.
+                table = Table(pk=self.table_id) if move else Table.objects.get(pk=self.table_id)
                 outcome = services.command_run(
                     user=self.user,
                     table=table,
                     client_id=client_id,
                     run=lambda: build(table),
                     version=version,
+                    plays_overdue=move,
                 )
                 if "version" not in outcome:
                     # The ack's version (as _send would add it), read in this call rather
@@ -566,10 +574,15 @@ class TableConsumer(  # type: ignore[misc]
     # --- outgoing ------------------------------------------------------------------------
 
     async def table_frame(self, event: dict[str, Any]) -> None:
-        """A frame from a service's broadcast (tables.broadcast)."""
-        if self.signed_in and self.user.pk in event.get("skip_users", ()):
-            return  # this player's own frame comes through their user group
+        """A frame for every connection of the table (a presence note)."""
         await self._send(event["frame"])
+
+    async def table_frames(self, event: dict[str, Any]) -> None:
+        """A change of the table (tables.broadcast): a seated player's connection sends
+        its player's own frame, any other connection — anonymous, a shared screen, a
+        signed-in person not seated — the spectators'. Never another seat's."""
+        own = event["players"].get(str(self.user.pk)) if self.signed_in else None
+        await self._send(own if own is not None else event["spectator"])
 
     async def _send(self, message: dict[str, Any]) -> None:
         if "version" not in message:  # every server message carries the table's version

@@ -653,7 +653,26 @@ def _after(table: Table, game: Game, now: datetime.datetime) -> None:
 def _seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:
     if not entry:
         return None
-    return table.seats.filter(number=entry["number"]).first()
+    return next((s for s in _seats(table) if s.number == entry["number"]), None)
+
+
+def _seats(table: Table) -> list[Seat]:
+    """The table's seats by number, with their players: those a move read under the
+    table's lock (`_read_seats`), else read now."""
+    known: list[Seat] | None = getattr(table, "_seats_read", None)
+    if known is not None:
+        return known
+    return list(table.seats.select_related("player").order_by("number"))
+
+
+def _read_seats(table: Table) -> list[Seat]:
+    """Read the seats of a table just locked, once for every step of the move or
+    timeout that follows (its own seat, the next decision's, every frame): seat rows
+    change only under that lock, and a step that changes them here (`_end_game`) keeps
+    the list true. Three reads of the same rows were a sixth of a move's queries."""
+    seats = list(table.seats.select_related("player").order_by("number"))
+    table._seats_read = seats  # type: ignore[attr-defined]
+    return seats
 
 
 def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -> None:
@@ -670,6 +689,8 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
     game.result = replay(game_record(game))["result"]
     game.save()
     table.seats.filter(leaving=True).delete()
+    if getattr(table, "_seats_read", None) is not None:
+        table._seats_read = [s for s in table._seats_read if not s.leaving]  # type: ignore[attr-defined]
     reason = next(
         (e.get("reason") for e in _last_events(game) if e.get("type") == "finished"), None
     )
@@ -781,17 +802,17 @@ def game_act(
 ) -> dict[str, Any]:
     """A seated player's move. An overdue deadline is played first (in its own
     transaction, so it stands whatever happens to this move)."""
-    # Waiting for the table, not skipping it as the sweepers do: whoever holds it may
-    # not be about to play the deadline (another player's command, or a sweep whose
-    # worker died mid-transaction and whose lock stays until PostgreSQL notices), and a
-    # move that skipped the check would then be applied past its deadline.
+    # The move looks for a due deadline under the table's lock, which it waits for
+    # rather than skipping the table as the sweepers do: whoever holds it may not be
+    # about to play the deadline (another player's command, or a sweep whose worker died
+    # mid-transaction and whose lock stays until PostgreSQL notices), and a move that
+    # skipped the check would then be applied past its deadline.
     now = _now()
-    _apply_due(table.pk, now, wait=True, look_first=True)
     try:
         return _act(table, player, action, version, now)
     except _DueMeanwhile:
-        # A deadline became due in a transaction that held the table during the look
-        # above (it reads without a lock): play it first, as if the look had seen it.
+        # Nothing of the move was written: play the overdue decision (its own
+        # transaction, so it stands whatever happens to the move), then the move.
         _apply_due(table.pk, now, wait=True)
         return _act(table, player, action, version, None)
 
@@ -837,7 +858,7 @@ def _act(
         if game is None:
             raise PlayError("no_game", _("Сейчас за столом нет игры."))
         _version_expected(table.version, version)
-        seat = table.seats.filter(player=player).select_related("player").first()
+        seat = next((s for s in _read_seats(table) if s.player_id == player.pk), None)
         if seat is None or seat.seat_id not in game.seat_ids:
             raise PlayError("not_seated", _("Вы не играете в этой игре."))
         if game.paused:
@@ -1002,6 +1023,7 @@ def _apply_due(
         game = _playing(table)
         if game is None or game.deadline is None or game.deadline > now:
             return 0
+        _read_seats(table)
         seat_id = game.deadline_seat
         entry = game.player_entry(seat_id) or {}
         if entry.get("ai"):
@@ -1131,24 +1153,17 @@ def _last_beats(rows: list[tuple[Any, ...]]) -> dict[str, float]:
 
 def _connected(table: Table, now: datetime.datetime) -> set[int]:
     """The users with a live connection at `table`."""
-    return _here(table, now)[0]
-
-
-def _here(table: Table, now: datetime.datetime) -> tuple[set[int], set[int]]:
-    """The users with a live connection at `table`, and those with any connection row
-    (live or not yet expired by the sweep)."""
     cutoff = now - _seconds(PRESENCE_TTL_SECONDS)
     rows = list(
         Presence.objects.filter(table=table).values_list("channel_name", "user_id", "seen_at")
     )
     aged = [row for row in rows if row[2] < cutoff]
     beats = _last_beats(aged)
-    live = {
+    return {
         user_id
         for channel, user_id, seen_at in rows
         if seen_at >= cutoff or beats.get(channel, 0.0) >= cutoff.timestamp()
     }
-    return live, {user_id for _channel, user_id, _seen_at in rows}
 
 
 def presence_touch(*, channel_name: str) -> None:
@@ -1251,21 +1266,15 @@ def _touch(table: Table, game: Game | None, events: list[dict[str, Any]]) -> Non
     """A new table version: save it and, once committed, send each viewer its frame."""
     table.version += 1
     table.save(update_fields=["version", "next_game_at"])
-    connected, present = _here(table, _now())
-    common = _viewing(table, game, connected=connected)
+    common = _viewing(table, game)
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)
         for s in common["seats"]
         if s.player_id is not None
     }
     spectator = frame("update", seat=None, events=events, **common)
-    # Signed-in connections of people not seated get the spectators' frame through their
-    # own group, as seated players get theirs (tables.broadcast).
-    watchers = sorted(present - set(players))
     table_id = table.pk
-    transaction.on_commit(
-        lambda: broadcast.send_frames(table_id, spectator, players, watchers=watchers)
-    )
+    transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
 
 
 def _viewing(
@@ -1275,7 +1284,7 @@ def _viewing(
     game shown — the one in play or, between games, the last (the latest number)."""
     return {
         "table": table,
-        "seats": list(table.seats.select_related("player").order_by("number")),
+        "seats": _seats(table),
         "connected": connected if connected is not None else _connected(table, _now()),
         "game": game if game is not None else _latest(table),
     }
@@ -1362,13 +1371,17 @@ def command_run(
     client_id: str,
     run: Callable[[], dict[str, Any]],
     version: int | None = None,
+    plays_overdue: bool = False,
 ) -> dict[str, Any]:
     # An overdue decision is played before anything else. One that cannot be played is
     # not this command's refusal (its message would be another seat's, a balance
     # included): a move still meets it in game_act, while stand, close and the like go on.
     # Looked for first, without a lock or a transaction: nothing is due before most
-    # commands, and the locked look cost every command three more round trips.
-    _swept(_apply_due_if_any, table.pk, _now())
+    # commands, and the locked look cost every command three more round trips. Not here
+    # for a command whose service looks itself, under the table's lock (`plays_overdue`:
+    # a move, game_act).
+    if not plays_overdue:
+        _swept(_apply_due_if_any, table.pk, _now())
     try:
         return command_once(user=user, table=table, client_id=client_id, run=run, version=version)
     except _Repeat:

@@ -59,3 +59,15 @@ async def test_upstream_channels_redis_still_loses_it(redis_url):
     layer = UpstreamLayer(hosts=[redis_url])
     layer.brpop_timeout = 1
     assert await _frame_for_b_while_a_stops(layer) is None
+
+
+async def test_group_size_counts_the_channels_of_every_process_in_a_group(redis_url):
+    one, other = RedisChannelLayer(hosts=[redis_url]), RedisChannelLayer(hosts=[redis_url])
+    try:
+        assert await one.group_size("lobby-size") == 0
+        await one.group_add("lobby-size", await one.new_channel())
+        await other.group_add("lobby-size", await other.new_channel())
+        assert await one.group_size("lobby-size") == 2
+        assert await other.group_size("another-group") == 0
+    finally:
+        await one.flush()

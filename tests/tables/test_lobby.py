@@ -518,3 +518,34 @@ async def test_ws_lobby_pushes_a_table_opened_filled_started_and_closed(make_use
         await socket.comm.disconnect()
     for player in players:
         await player.close()
+
+
+@pytest.mark.services
+@pytest.mark.asyncio
+async def test_the_lobby_list_is_built_only_while_someone_is_in_the_lobby(monkeypatch, redis_url):
+    import asyncio
+
+    from config.channel_layer import RedisChannelLayer
+    from tables import broadcast
+
+    layer = RedisChannelLayer(hosts=[redis_url], prefix="lobby-test")
+    monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
+    built: list[int] = []
+
+    def message() -> dict:
+        built.append(1)
+        return {"type": "lobby.changed", "tables": {}}
+
+    monkeypatch.setattr(broadcast, "_lobby_message", message)
+    loop = asyncio.get_running_loop()
+    try:
+        await broadcast._lobby_send(loop)
+        assert built == []  # nobody to send it to: not built
+        listener = await layer.new_channel()
+        await layer.group_add(broadcast.LOBBY_GROUP, listener)
+        await broadcast._lobby_send(loop)
+        assert built == [1]
+        received = await asyncio.wait_for(layer.receive(listener), 2)
+        assert received == {"type": "lobby.changed", "tables": {}}
+    finally:
+        await layer.flush()

@@ -1,0 +1,58 @@
+"""What one move costs the database, as a consumer runs it (command_run → game_act): a
+budget of queries, so that a change which adds reads to every move under load is seen
+here and not first in make bench-live."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import engine
+from tables import services
+from tables.models import Table
+from tests.tables.live_helpers import playing, random_move, user_of
+
+# BEGIN, the table locked, the game, the seats, the event, the game and the table
+# saved, who is connected, the command stored, COMMIT — and the look for a resent id
+# and the move's savepoint.
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 13
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "variant, options", [("banker36", {"stake": 10, "entry_limit": 100}), ("blackjack", {})]
+)
+def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(make_user, variant, options):
+    users = {u.pk: u for u in (make_user(f"p{i}") for i in range(4))}
+    table = services.table_create(variant=variant, name="B", **options)
+    for user in users.values():
+        services.seat_take(table=table, player=user)
+        services.presence_join(table=table, user=user, channel_name=f"tab-{user.pk}")
+    services.game_start(table=table, by=make_user("host", is_staff=True))
+    rng = random.Random(3)
+    budgets = []
+    for step in range(6):
+        game = playing(table)
+        if game is None:
+            break
+        user = user_of(game, engine.legal_actions(game.state)["seat"], users)
+        move = random_move(game, rng)
+        by_id = Table(pk=table.pk)  # as the consumer passes a move its table
+
+        def act(by_id=by_id, user=user, move=move):
+            return services.game_act(table=by_id, player=user, action=move, version=None)
+
+        with CaptureQueriesContext(connection) as queries:
+            outcome = services.command_run(
+                user=user, table=by_id, client_id=f"move-{step}", run=act, plays_overdue=True
+            )
+        assert "version" in outcome
+        sql = [q["sql"] for q in queries.captured_queries]
+        assert sum('FROM "tables_seat"' in q for q in sql) == 1, sql
+        assert sum('FROM "tables_table"' in q for q in sql) == 1, sql  # the locked read
+        if not any("accounts_ledgerentry" in q for q in sql):
+            budgets.append(len(sql))
+    assert budgets and max(budgets) <= QUERIES_PER_MOVE_WITHOUT_CHIPS, budgets
