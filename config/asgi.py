@@ -4,6 +4,7 @@
 Served by daphne: `daphne config.asgi:application`.
 """
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -29,3 +30,16 @@ application = StartTickerMiddleware(
         }
     )
 )
+
+# The garbage collector of a web process (make bench-live, 400 players; docs/decisions.md).
+# Everything loaded at startup (Django, the apps, their modules: some 110,000 objects) is
+# moved out of the collector's reach — it lives as long as the process — and young
+# objects are collected after 20,000 allocations rather than 700. With the defaults, a
+# full collection stopped the process for 160–200 ms every 5–10 s, and every socket's
+# frames waited behind it; objects that live for one command (a query's rows, a frame)
+# were carried into the older generations and made those collections both more frequent
+# and longer.
+GC_THRESHOLDS = (20_000, 20, 10)
+gc.collect()
+gc.freeze()
+gc.set_threshold(*GC_THRESHOLDS)
