@@ -434,7 +434,11 @@ class TableConsumer(  # type: ignore[misc]
         move = kind == "action"
         version = None if move else message.get("version")
         await self._command(
-            client_id, lambda table: handler(self, table, message), version, move=move
+            client_id,
+            lambda table: handler(self, table, message),
+            version,
+            by_id=kind in self._READ_THEIR_TABLE,
+            plays_overdue=move,
         )
 
     async def _command(
@@ -443,21 +447,21 @@ class TableConsumer(  # type: ignore[misc]
         build: Callable[[Table], Any],
         version: int | None = None,
         *,
-        move: bool = False,
+        by_id: bool = False,
+        plays_overdue: bool = False,
     ) -> None:
         def run() -> dict[str, Any]:
             with translation.override(self.language):
-                # A move reads its table itself, under the table's lock, and plays an
-                # overdue decision there first (services.game_act): it is given the
-                # table's id alone, not a read that would be stale by then.
-                table = Table(pk=self.table_id) if move else Table.objects.get(pk=self.table_id)
+                # `by_id`: the command's service reads its table itself, under the
+                # table's lock; it is given the table's id alone, not a read of ours.
+                table = Table(pk=self.table_id) if by_id else Table.objects.get(pk=self.table_id)
                 outcome = services.command_run(
                     user=self.user,
                     table=table,
                     client_id=client_id,
                     run=lambda: build(table),
                     version=version,
-                    plays_overdue=move,
+                    plays_overdue=plays_overdue,
                 )
                 if "version" not in outcome:
                     # The ack's version (as _send would add it), read in this call rather
@@ -553,6 +557,10 @@ class TableConsumer(  # type: ignore[misc]
             )
         services.table_close(table=table)
         return {}
+
+    # Commands whose service reads the table under its lock before anything else
+    # (services.game_act, services.client_seed_give): the two a game's play is made of.
+    _READ_THEIR_TABLE = frozenset({"action", "client_seed"})
 
     _COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
         "sit": _sit,

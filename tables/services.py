@@ -359,6 +359,14 @@ def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
 # --- games -----------------------------------------------------------------------------
 
 
+def _locked_table(table_id: int) -> Table:
+    """The table, locked for the command that reads it (only its own row: the host, whose
+    name goes into every frame (frames.table_info), is read with it, not locked)."""
+    return (
+        Table.objects.select_for_update(of=("self",)).select_related("created_by").get(pk=table_id)
+    )
+
+
 def _playing(table: Table) -> Game | None:
     game = Game.objects.select_for_update().filter(table=table, status=Game.Status.PLAYING).first()
     if game is not None:
@@ -374,10 +382,23 @@ def _latest(table: Table) -> Game | None:
 
 
 def _eligible(table: Table) -> list[Seat]:
-    seats = list(table.seats.filter(leaving=False).select_related("player").order_by("number"))
+    seats = [s for s in _seats(table) if not s.leaving]
     if table.variant_spec.stakes_chips:
-        seats = [s for s in seats if wallet_for(s.player).balance >= table.entry_limit]
+        wallets = _wallets(seats, lock=False)
+        seats = [s for s in seats if wallets[s.player_id].balance >= table.entry_limit]
     return seats
+
+
+def _wallets(seats: list[Seat], *, lock: bool) -> dict[int, Account]:
+    """The wallets of the seats' players by user id, read in one query (locked, in the
+    order of their ids, for a deal); a wallet not made yet is made, empty."""
+    users = {s.player_id: s.player for s in seats if s.player_id is not None}
+    query = Account.objects.filter(owner_id__in=users, kind=Account.Kind.PLAYER).order_by("pk")
+    found = {a.owner_id: a for a in (query.select_for_update() if lock else query)}
+    for user_id, user in users.items():
+        if user_id not in found:
+            found[user_id] = wallet_for(user)
+    return found
 
 
 def _maybe_autostart(table: Table, now: datetime.datetime) -> None:
@@ -466,6 +487,7 @@ def _start(table: Table, now: datetime.datetime) -> Game | None:
     table.next_game_at = None
     table.deal_at = now + _seconds(settings.CLIENT_SEED_SECONDS)
     table.seats.filter(player__isnull=False).update(ready=False)
+    _forget_seats(table)
     if settings.CLIENT_SEED_SECONDS <= 0 or not _waiting_for_seeds(table):
         return _deal(table, now)
     table.save(update_fields=["pending", "deal_at", "next_game_at"])
@@ -488,10 +510,7 @@ def _check_players(table: Table, seats: list[Seat]) -> list[Seat]:
 def _waiting_for_seeds(table: Table) -> list[str]:
     """The announced game's human players who have not given a client seed yet."""
     pending = table.pending or {}
-    humans = set(
-        seat.seat_id
-        for seat in table.seats.filter(player__isnull=False, leaving=False).select_related("player")
-    )
+    humans = {s.seat_id for s in _seats(table) if s.player_id is not None and not s.leaving}
     given = pending.get("client_seeds", {})
     return [sid for sid in pending.get("seats", []) if sid in humans and sid not in given]
 
@@ -500,9 +519,9 @@ def _waiting_for_seeds(table: Table) -> list[str]:
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
     every player has given one, the cards are dealt."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = _locked_table(table.pk)
     pending = table.pending
-    seat = table.seats.filter(player=player).select_related("player").first()
+    seat = next((s for s in _read_seats(table) if s.player_id == player.pk), None)
     if pending is None:
         raise PlayError("no_shuffle", _("Сейчас колода не тасуется: ключ не нужен."))
     if seat is None or seat.seat_id not in pending["seats"]:
@@ -538,9 +557,16 @@ def _deal(table: Table, now: datetime.datetime) -> Game:
     assert pending is not None
     table.pending = None
     table.deal_at = None
-    still = {seat.seat_id: seat for seat in _eligible(table)}
-    seats = _check_players(table, [still[sid] for sid in pending["seats"] if sid in still])
     chips = table.variant_spec.stakes_chips
+    present = [seat for seat in _seats(table) if not seat.leaving]
+    # The players' wallets, locked (in one query) until the deal's stakes are in escrow.
+    wallets = _wallets(present, lock=True) if chips else {}
+    still = {
+        seat.seat_id: seat
+        for seat in present
+        if not chips or wallets[seat.player_id].balance >= table.entry_limit
+    }
+    seats = _check_players(table, [still[sid] for sid in pending["seats"] if sid in still])
     players: list[dict[str, Any]] = []
     for seat in seats:
         entry: dict[str, Any] = {
@@ -550,8 +576,7 @@ def _deal(table: Table, now: datetime.datetime) -> Game:
             "ai": seat.ai_level,
         }
         if chips:
-            wallet = Account.objects.select_for_update().get(pk=wallet_for(seat.player).pk)
-            entry["chips"] = wallet.balance
+            entry["chips"] = wallets[seat.player_id].balance
         players.append(entry)
     last = _latest(table)
     carry: dict[str, Any] = {}
@@ -666,13 +691,19 @@ def _seats(table: Table) -> list[Seat]:
 
 
 def _read_seats(table: Table) -> list[Seat]:
-    """Read the seats of a table just locked, once for every step of the move or
-    timeout that follows (its own seat, the next decision's, every frame): seat rows
-    change only under that lock, and a step that changes them here (`_end_game`) keeps
-    the list true. Three reads of the same rows were a sixth of a move's queries."""
+    """Read the seats of a table just locked, once for every step of the command that
+        follows (its own seat, the next decision's, every frame): seat rows change only under
+        that lock, and a step that changes them keeps the list true (`_end_game`) or has it
+    read again (`_forget_seats`, `_start`).
+        Three reads of the same rows were a sixth of a move's queries."""
     seats = list(table.seats.select_related("player").order_by("number"))
     table._seats_read = seats  # type: ignore[attr-defined]
     return seats
+
+
+def _forget_seats(table: Table) -> None:
+    """Seat rows of `table` were written: the next `_seats` reads them again."""
+    table.__dict__.pop("_seats_read", None)
 
 
 def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -> None:
@@ -689,7 +720,7 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
     game.result = replay(game_record(game))["result"]
     game.save()
     table.seats.filter(leaving=True).delete()
-    if getattr(table, "_seats_read", None) is not None:
+    if "_seats_read" in table.__dict__:  # read by this command: still true without them
         table._seats_read = [s for s in table._seats_read if not s.leaving]  # type: ignore[attr-defined]
     reason = next(
         (e.get("reason") for e in _last_events(game) if e.get("type") == "finished"), None
@@ -840,13 +871,7 @@ def _act(
     checked_at: datetime.datetime | None,
 ) -> dict[str, Any]:
     with transaction.atomic():
-        # The host's name goes into every frame (frames.table_info): read with the table,
-        # which alone is locked.
-        table = (
-            Table.objects.select_for_update(of=("self",))
-            .select_related("created_by")
-            .get(pk=table.pk)
-        )
+        table = _locked_table(table.pk)
         game = _playing(table)
         if (
             checked_at is not None
@@ -1319,9 +1344,10 @@ def command_once(
     (the table version the client decided on) the command is refused with
     `stale_version` if the table has moved on: checked under the table's row lock, which
     the command's service then holds until it commits (a service locks the table first)."""
-    stored = ClientCommand.objects.filter(user=user, table=table, client_id=client_id).first()
-    if stored is not None:
-        return {**stored.outcome, "repeat": True}
+    # A resent id is not looked for first (a query for every command, to catch a few
+    # resends): it runs again, and its stored answer wins — the store's unique key
+    # refuses the second row and everything the run did rolls back (_Repeat), or, when
+    # the run is refused (the move was made already), the stored answer is looked for.
     refusal: PlayError | ValidationError | None = None
     with transaction.atomic():
         try:

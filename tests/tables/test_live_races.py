@@ -129,12 +129,13 @@ def act(
     """One tab's `action` message, as the consumer runs it."""
 
     def job() -> dict[str, Any]:
-        fresh = Table.objects.get(pk=table.pk)
+        by_id = Table(pk=table.pk)  # a move reads its table itself, under its lock
         return services.command_run(
             user=user,
-            table=fresh,
+            table=by_id,
             client_id=client_id,
-            run=lambda: services.game_act(table=fresh, player=user, action=move, version=version),
+            run=lambda: services.game_act(table=by_id, player=user, action=move, version=version),
+            plays_overdue=True,
         )
 
     return job
@@ -376,31 +377,20 @@ def test_one_action_id_sent_again_after_it_was_applied_gets_the_first_answer(
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("with_version", [True, False], ids=["version", "no_version"])
-def test_one_action_id_whose_second_tab_looked_before_the_first_committed_is_applied_once(
+def test_an_action_id_sent_again_gets_the_first_answer_and_is_not_played_again(
     make_user, with_version
 ):
-    """Tab 2 found no answer stored for the id (tab 1 had not committed yet), then waited
-    for the table while tab 1 moved: it must answer as a resend would, not refuse the
-    move as stale (or play it again)."""
+    """A resent id is not looked for before it runs (services.command_once): it runs, is
+    refused (stale, or not this seat's turn any more), and the stored answer is the
+    reply — not the refusal, and not a second move."""
     table, users = bank_table(make_user)
     user, game, move = on_turn(table, users)
     version = version_of(table)
     sent = act(table, user, "dup", move, version if with_version else None)
 
     first = sent()
-    lookups = ClientCommand.objects.filter
-    missed = []
+    second = sent()
 
-    def before_tab_one_committed(**kwargs: Any) -> Any:
-        if not missed:  # tab 2's first look, taken before tab 1's commit
-            missed.append(kwargs)
-            return ClientCommand.objects.none()
-        return lookups(**kwargs)
-
-    with mock.patch.object(ClientCommand.objects, "filter", before_tab_one_committed):
-        second = sent()
-
-    assert missed, "the interleaving was not played"
     assert first == {"version": version + 1}
     assert second == {**first, "repeat": True}
     assert version_of(table) == version + 1
@@ -409,20 +399,45 @@ def test_one_action_id_whose_second_tab_looked_before_the_first_committed_is_app
 
 
 @pytest.mark.django_db
+def test_a_command_id_sent_again_whose_run_would_succeed_again_changes_nothing(make_user):
+    """`ready` is accepted twice over; resent with its id, the second run is rolled back
+    when the command store refuses the id a second time, and the first answer is sent."""
+    host, other = make_user(), make_user()
+    table = services.table_create(variant="blackjack", name="bj", created_by=host)
+    services.seat_take(table=table, player=other)
+
+    def ready() -> dict[str, Any]:
+        fresh = Table.objects.get(pk=table.pk)
+        return services.command_run(
+            user=other,
+            table=fresh,
+            client_id="ready-1",
+            run=lambda: (services.seat_ready(table=fresh, player=other, ready=False), {})[1],
+        )
+
+    first = ready()
+    version = version_of(table)
+    second = ready()
+
+    assert second == {**first, "repeat": True}
+    assert version_of(table) == version  # the second run's change rolled back
+    assert ClientCommand.objects.filter(user=other, client_id="ready-1").count() == 1
+
+
+@pytest.mark.django_db
 def test_a_deadline_that_passes_while_the_move_waits_is_played_once_and_stands(make_user):
-    """The clock against the player, one step after another: the move's first look finds
-    nothing due, the deadline passes before it takes the table, so the move plays the
-    timeout first and is then refused as stale. The timeout must stand (exactly one of
-    them applied), not roll back with the refused move."""
+    """The clock against the player: the move comes at its deadline, before any sweep.
+    Under the table's lock it finds the decision due, plays the timeout first and is
+    then refused as stale. The timeout must stand (exactly one of them applied), not
+    roll back with the refused move."""
     table, users = bank_table(make_user, players=3)
     user, game, move = on_turn(table, users)
     seat_id = game.deadline_seat
     version = version_of(table)
     deadline = Game.objects.get(pk=game.pk).deadline
-    clock = iter([deadline - datetime.timedelta(milliseconds=1)])
 
     with (
-        mock.patch.object(services, "_now", lambda: next(clock, deadline)),
+        mock.patch.object(services, "_now", lambda: deadline),
         pytest.raises(services.PlayError) as refused,
     ):
         act(table, user, "late", move, version)()
