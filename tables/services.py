@@ -363,8 +363,18 @@ def _locked_table(table_id: int) -> Table:
     """The table, locked for the command that reads it (only its own row: the host, whose
     name goes into every frame (frames.table_info), is read with it, not locked)."""
     return (
-        Table.objects.select_for_update(of=("self",)).select_related("created_by").get(pk=table_id)
+        Table.objects.select_for_update(of=("self",))
+        .select_related("created_by")
+        .only(*_TABLE_FIELDS, "created_by__username")
+        .get(pk=table_id)
     )
+
+
+# A user's name is all a table's frames show of its host and its seated players (their
+# seat ids, their labels): the rest of a user row (a password hash, dates, flags) is not
+# read with every move.
+_TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
+_SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
 
 
 def _playing(table: Table) -> Game | None:
@@ -672,7 +682,20 @@ def _after(table: Table, game: Game, now: datetime.datetime) -> None:
         game.paused_remaining_ms = int((wait or 0) * 1000)
     else:
         game.deadline = None if wait is None else now + _seconds(wait)
-    game.save()
+    # What a transition changes (every other field is saved where it is changed): not the
+    # game's players, options and seeds again with every move.
+    game.save(update_fields=_TRANSITION_FIELDS)
+
+
+_TRANSITION_FIELDS = (
+    "state",
+    "actions",
+    "escrowed",
+    "deadline",
+    "deadline_seat",
+    "grace_version",
+    "paused_remaining_ms",
+)
 
 
 def _seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:
@@ -696,7 +719,11 @@ def _read_seats(table: Table) -> list[Seat]:
         that lock, and a step that changes them keeps the list true (`_end_game`) or has it
     read again (`_forget_seats`, `_start`).
         Three reads of the same rows were a sixth of a move's queries."""
-    seats = list(table.seats.select_related("player").order_by("number"))
+    seats = list(
+        table.seats.select_related("player")
+        .only(*_SEAT_FIELDS, "player__username")
+        .order_by("number")
+    )
     table._seats_read = seats  # type: ignore[attr-defined]
     return seats
 
