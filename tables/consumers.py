@@ -438,7 +438,9 @@ class TableConsumer(  # type: ignore[misc]
             lambda table: handler(self, table, message),
             version,
             by_id=kind in self._READ_THEIR_TABLE,
-            plays_overdue=move,
+            # A move plays an overdue decision itself, under the table's lock; a client
+            # seed is given between games, when no decision can be due.
+            plays_overdue=kind in self._READ_THEIR_TABLE,
         )
 
     async def _command(

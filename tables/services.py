@@ -1431,8 +1431,8 @@ def command_run(
     # included): a move still meets it in game_act, while stand, close and the like go on.
     # Looked for first, without a lock or a transaction: nothing is due before most
     # commands, and the locked look cost every command three more round trips. Not here
-    # for a command whose service looks itself, under the table's lock (`plays_overdue`:
-    # a move, game_act).
+    # for a command whose service looks itself, under the table's lock, or needs no look
+    # (`plays_overdue`: a move, game_act; a client seed, given between games).
     if not plays_overdue:
         _swept(_apply_due_if_any, table.pk, _now())
     try:
