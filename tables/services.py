@@ -6,8 +6,9 @@ table), apply an overdue deadline first, check the client's expected version, ca
 rules engine, persist the state, its events and the new version, move chips through the
 one ledger function, and broadcast per-viewer frames only once the transaction has
 committed (`_touch`). Deadlines live in the database (`Game.deadline`,
-`Table.next_game_at`); `deadlines_sweep` — Celery beat every second, or the embedded
-ticker — plays them through the same code.
+`Table.next_game_at`); `deadlines_sweep` — Celery beat every quarter second
+(settings.DEADLINE_SWEEP_SECONDS), or the embedded ticker — plays them through the same
+code.
 """
 
 from __future__ import annotations
@@ -1016,10 +1017,10 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     """Play every decision whose deadline has passed (the rules' timeout, or an AI seat's
     choice) and start every game whose interlude is over; returns how many it played.
 
-    Called every second by Celery beat (tables.tasks.sweep_deadlines) or, in embedded
-    mode, by the in-process ticker. Safe with several sweepers at once: each table is
-    locked with SKIP LOCKED and its deadline re-read under the lock, so a decision is
-    played once.
+    Called every DEADLINE_SWEEP_SECONDS (a quarter second) by Celery beat
+    (tables.tasks.sweep_deadlines) or, in embedded mode, by the in-process ticker. Safe
+    with several sweepers at once: each table is locked with SKIP LOCKED and its deadline
+    re-read under the lock, so a decision is played once.
     """
     applied = 0
     due = Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
@@ -1270,7 +1271,7 @@ _commands_forgotten_at: datetime.datetime | None = None
 
 def client_commands_forget(*, now: datetime.datetime) -> None:
     """Drop command ids older than COMMAND_MEMORY — at most once a minute per process,
-    not on every one-second sweep."""
+    not on every sweep."""
     global _commands_forgotten_at
     if _commands_forgotten_at is not None and now - _commands_forgotten_at < _seconds(60):
         return

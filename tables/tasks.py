@@ -6,7 +6,7 @@ from tables.services import deadlines_sweep
 
 @shared_task(name="tables.tasks.sweep_deadlines", ignore_result=True)
 def sweep_deadlines() -> int:
-    """Beat runs this every second (settings.CELERY_BEAT_SCHEDULE)."""
+    """Beat runs this every DEADLINE_SWEEP_SECONDS (settings.CELERY_BEAT_SCHEDULE)."""
     return deadlines_sweep(now=timezone.now())
 
 

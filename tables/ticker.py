@@ -1,4 +1,5 @@
-"""The embedded stand-in for Celery beat: a thread that sweeps turn deadlines every second.
+"""The embedded stand-in for Celery beat: a thread that sweeps turn deadlines every
+settings.DEADLINE_SWEEP_SECONDS (a quarter second).
 
 It calls the same service as the `tables.tasks.sweep_deadlines` beat task, so a table
 behaves the same with or without a broker. It is started by the ASGI application on its
@@ -70,7 +71,7 @@ def ensure_ticker_started() -> DeadlineTicker | None:
         return None
     with _ticker_lock:
         if _ticker is None or not _ticker.is_alive():
-            _ticker = DeadlineTicker()
+            _ticker = DeadlineTicker(interval=settings.DEADLINE_SWEEP_SECONDS)
             _ticker.start()
             logger.info("embedded deadline ticker started (no REDIS_URL: no Celery beat)")
         return _ticker

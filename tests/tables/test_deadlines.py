@@ -1,4 +1,4 @@
-"""The turn-deadline sweep: Celery beat every second with Redis, the ticker without."""
+"""The turn-deadline sweep: Celery beat every quarter second with Redis, the ticker without."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from tables import tasks, ticker
 from tables.services import deadlines_sweep
 
 
-def test_beat_schedule_runs_the_sweep_task_every_second():
+def test_beat_schedule_runs_the_sweep_task_every_quarter_second():
+    """A quarter second, not one: timeouts are played sooner, and the games whose
+    interludes end together are announced in smaller waves (config/settings.py)."""
     entry = app.conf.beat_schedule["sweep-deadlines"]
     assert entry["task"] == "tables.tasks.sweep_deadlines"
-    assert entry["schedule"] == 1.0
+    assert entry["schedule"] == 0.25
     assert "tables.tasks.sweep_deadlines" in app.tasks
 
 
@@ -80,6 +82,7 @@ async def test_asgi_app_starts_the_ticker_only_when_enabled(settings):
             await app_({"type": "http"}, None, None)
             await app_({"type": "websocket"}, None, None)
             assert started == [1]
+            cls.assert_called_once_with(interval=settings.DEADLINE_SWEEP_SECONDS)
     assert inner_calls == ["http", "http", "websocket"]
 
 
