@@ -20,7 +20,7 @@ broadcasts each message to a group of 4 sockets, as a table's change goes to its
 Its latencies are the baseline.
 
 Steps: 100 / 400 / 1,000 connected players; then the saturation point — the highest
-action rate whose p99 stays under 250 ms — searched on the 100-player tables by
+action rate whose p99 stays under 250 ms — searched on the 400-player tables by
 shortening the think time (or lengthening it, when pace 1 is already over the limit).
 Every figure is a median of runs (back-to-back windows on the same connected tables).
 The machine is shared: the load average, the machine's CPU and the load generator's own
@@ -139,7 +139,9 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         help="players of a last step run on two daphne processes, each table's players "
         "split over both (400 when 400 is a step, else none; 0 skips it)",
     )
-    parser.add_argument("--saturation-players", type=int, help="the step the search runs on (100)")
+    parser.add_argument(
+        "--saturation-players", type=int, help="the step the search runs on (400 if a step)"
+    )
     parser.add_argument("--saturation-runs", type=int, help="runs per pace tried (2)")
     parser.add_argument("--saturation-duration", type=float, help="seconds per such run (8)")
     parser.add_argument("--max-probes", type=int, help="paces tried at most (5)")
@@ -190,7 +192,14 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         duration=pick(args.duration, 10.0, 5.0),
         warmup=pick(args.warmup, 8.0, 6.0),
         search=not args.no_saturation,
-        saturation_players=pick(args.saturation_players, 100, steps[0]),
+        # On the 400-player tables when they are a step: the 25 tables of 100 players
+        # cannot offer more than about 40 actions/s however short the think time, which
+        # one process now takes under the limit (the search then only finds a floor).
+        saturation_players=pick(
+            args.saturation_players,
+            TARGET_PLAYERS if TARGET_PLAYERS in steps else steps[0],
+            steps[0],
+        ),
         saturation_runs=pick(args.saturation_runs, 2, 1),
         saturation_duration=pick(args.saturation_duration, 8.0, 4.0),
         max_probes=pick(args.max_probes, 5, 2),

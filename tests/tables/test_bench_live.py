@@ -77,3 +77,12 @@ def test_bench_live_runs_end_to_end_at_tiny_scale(
     # One probe (--max-probes 1), and one more between the two paces when its verdict
     # differs from pace 1's (the search tries once between the last pass and first fail).
     assert 1 <= len(step["probes"]) <= 2 and step["probes"][0]["pace"] in (0.5, 1.5)
+
+
+def test_the_saturation_search_runs_on_the_400_player_tables_when_they_are_a_step():
+    """100 players' 25 tables cannot offer one process enough actions to saturate it."""
+    from benchmarks.live import parse_options
+
+    assert parse_options([]).saturation_players == 400
+    assert parse_options(["--steps", "100,1000"]).saturation_players == 100
+    assert parse_options(["--saturation-players", "40"]).saturation_players == 40
