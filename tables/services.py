@@ -716,10 +716,10 @@ def _seats(table: Table) -> list[Seat]:
 
 def _read_seats(table: Table) -> list[Seat]:
     """Read the seats of a table just locked, once for every step of the command that
-        follows (its own seat, the next decision's, every frame): seat rows change only under
-        that lock, and a step that changes them keeps the list true (`_end_game`) or has it
-    read again (`_forget_seats`, `_start`).
-        Three reads of the same rows were a sixth of a move's queries."""
+    follows (its own seat, the next decision's, every frame): seat rows change only under
+    that lock, and a step that changes them keeps the list true (`_end_game`) or has it
+    read again (`_forget_seats`, `_start`). Three reads of the same rows were a sixth of a
+    move's queries."""
     seats = list(
         table.seats.select_related("player")
         .only(*_SEAT_FIELDS, "player__username")
