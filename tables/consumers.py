@@ -437,10 +437,7 @@ class TableConsumer(  # type: ignore[misc]
             client_id,
             lambda table: handler(self, table, message),
             version,
-            by_id=kind in self._READ_THEIR_TABLE,
-            # A move plays an overdue decision itself, under the table's lock; a client
-            # seed is given between games, when no decision can be due.
-            plays_overdue=kind in self._READ_THEIR_TABLE,
+            locks_its_table=kind in self._LOCK_THEIR_TABLE,
         )
 
     async def _command(
@@ -449,21 +446,24 @@ class TableConsumer(  # type: ignore[misc]
         build: Callable[[Table], Any],
         version: int | None = None,
         *,
-        by_id: bool = False,
-        plays_overdue: bool = False,
+        locks_its_table: bool = False,
     ) -> None:
         def run() -> dict[str, Any]:
             with translation.override(self.language):
-                # `by_id`: the command's service reads its table itself, under the
-                # table's lock; it is given the table's id alone, not a read of ours.
-                table = Table(pk=self.table_id) if by_id else Table.objects.get(pk=self.table_id)
+                # A command that reads its table itself, under the table's lock, is given
+                # the table's id alone, not a read of ours that would be stale by then.
+                table = (
+                    Table(pk=self.table_id)
+                    if locks_its_table
+                    else Table.objects.get(pk=self.table_id)
+                )
                 outcome = services.command_run(
                     user=self.user,
                     table=table,
                     client_id=client_id,
                     run=lambda: build(table),
                     version=version,
-                    plays_overdue=plays_overdue,
+                    plays_overdue=locks_its_table,
                 )
                 if "version" not in outcome:
                     # The ack's version (as _send would add it), read in this call rather
@@ -562,7 +562,9 @@ class TableConsumer(  # type: ignore[misc]
 
     # Commands whose service reads the table under its lock before anything else
     # (services.game_act, services.client_seed_give): the two a game's play is made of.
-    _READ_THEIR_TABLE = frozenset({"action", "client_seed"})
+    # Neither needs command_run's look for an overdue decision: a move plays one itself,
+    # under that lock, and a client seed is given between games, when none can be due.
+    _LOCK_THEIR_TABLE = frozenset({"action", "client_seed"})
 
     _COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
         "sit": _sit,

@@ -393,11 +393,17 @@ def _latest(table: Table) -> Game | None:
 
 
 def _eligible(table: Table) -> list[Seat]:
+    return _eligible_with_wallets(table, lock=False)[0]
+
+
+def _eligible_with_wallets(table: Table, *, lock: bool) -> tuple[list[Seat], dict[int, Account]]:
+    """The seats that may play the next game (not leaving; at a chip table, with the entry
+    limit in their wallets), and at a chip table those wallets (`lock`: for a deal)."""
     seats = [s for s in _seats(table) if not s.leaving]
-    if table.variant_spec.stakes_chips:
-        wallets = _wallets(seats, lock=False)
-        seats = [s for s in seats if wallets[s.player_id].balance >= table.entry_limit]
-    return seats
+    if not table.variant_spec.stakes_chips:
+        return seats, {}
+    wallets = _wallets(seats, lock=lock)
+    return [s for s in seats if wallets[s.player_id].balance >= table.entry_limit], wallets
 
 
 def _wallets(seats: list[Seat], *, lock: bool) -> dict[int, Account]:
@@ -569,14 +575,9 @@ def _deal(table: Table, now: datetime.datetime) -> Game:
     table.pending = None
     table.deal_at = None
     chips = table.variant_spec.stakes_chips
-    present = [seat for seat in _seats(table) if not seat.leaving]
     # The players' wallets, locked (in one query) until the deal's stakes are in escrow.
-    wallets = _wallets(present, lock=True) if chips else {}
-    still = {
-        seat.seat_id: seat
-        for seat in present
-        if not chips or wallets[seat.player_id].balance >= table.entry_limit
-    }
+    eligible, wallets = _eligible_with_wallets(table, lock=True)
+    still = {seat.seat_id: seat for seat in eligible}
     seats = _check_players(table, [still[sid] for sid in pending["seats"] if sid in still])
     players: list[dict[str, Any]] = []
     for seat in seats:

@@ -103,14 +103,14 @@ def chips_unbalanced() -> str | None:
     from django.db.models import Q, Sum
 
     from accounts.models import Account
-    from accounts.services import GRANTS_ACCOUNT_CODE
+    from accounts.services import GRANTS_ACCOUNT_CODE, chips_in_circulation
 
     sums = Account.objects.aggregate(
-        held=Sum("balance", filter=~Q(kind=Account.Kind.SYSTEM)),
         granted=Sum("balance", filter=Q(code=GRANTS_ACCOUNT_CODE)),
         system=Sum("balance", filter=Q(kind=Account.Kind.SYSTEM)),
     )
-    held, granted, system = (sums[k] or 0 for k in ("held", "granted", "system"))
+    held = chips_in_circulation()
+    granted, system = (sums[k] or 0 for k in ("granted", "system"))
     if held == -granted == -system:
         return None
     return f"wallets + escrow hold {held}, the grants account put in {-granted}" + (

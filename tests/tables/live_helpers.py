@@ -6,11 +6,10 @@ import datetime
 import random
 from typing import Any
 
-from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.models import Account, LedgerEntry
-from accounts.services import GRANTS_ACCOUNT_CODE
+from accounts.services import GRANTS_ACCOUNT_CODE, chips_in_circulation
 from games import engine
 from tables import services
 from tables.models import Game, Table
@@ -18,9 +17,8 @@ from tables.models import Game, Table
 
 def conservation_holds() -> bool:
     """Every wallet plus every escrow equals what grants put in."""
-    held = Account.objects.exclude(kind=Account.Kind.SYSTEM).aggregate(s=Sum("balance"))["s"] or 0
     granted = -Account.objects.get(code=GRANTS_ACCOUNT_CODE).balance
-    return bool(held == granted)
+    return chips_in_circulation() == granted
 
 
 def escrows_empty() -> bool:

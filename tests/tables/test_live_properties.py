@@ -394,12 +394,7 @@ class LiveRun:
         assert code_of(answer) == expect, answer
 
     def do_join(self) -> None:
-        user = self.draw(st.sampled_from([*self.humans, self.outsider]), "joining")
-        channel = f"test.{user.username}.{next(self.ids)}"
-        before = self.version()
-        services.presence_join(table=self.table, user=user, channel_name=channel)
-        self.channels[user.pk].append(channel)
-        assert self.version() == before
+        self.do_join_of(self.draw(st.sampled_from([*self.humans, self.outsider]), "joining"))
 
     def do_leave(self) -> None:
         open_ = sorted((pk, ch) for pk, chs in self.channels.items() for ch in chs)
