@@ -221,7 +221,13 @@ class GuardedInput:
             await self._send(_error("bad_json", _("Сообщение не в формате JSON.")))
             return None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            await self._send(_error("bad_message", _('Сообщение — объект JSON с полем "type".')))
+            await self._send(
+                _error(
+                    "bad_message",
+                    _('Сообщение — объект JSON с полем "type".'),
+                    **_echo(message if isinstance(message, dict) else {}),
+                )
+            )
             return None
         return message
 
@@ -411,6 +417,7 @@ class TableConsumer(  # type: ignore[misc]
                     "unknown_type",
                     _("Неизвестный тип сообщения %(type)r; см. docs/protocol.md.")
                     % {"type": kind[:40]},
+                    **_echo(message),
                 )
             )
             return
@@ -615,7 +622,7 @@ class TableConsumer(  # type: ignore[misc]
     async def _send_record(self, message: dict[str, Any]) -> None:
         number = message.get("game")
         record = await _database(self._record)(number)
-        await self._send(record)
+        await self._send({**record, **_echo(message)})
 
     def _record(self, number: Any) -> dict[str, Any]:
         with translation.override(self.language):
@@ -659,6 +666,14 @@ class TableConsumer(  # type: ignore[misc]
 
 def _played_in(game: Game, user: Any) -> bool:
     return bool(user.is_staff or any(p["user"] == user.pk for p in game.players))
+
+
+def _echo(message: dict[str, Any]) -> dict[str, str]:
+    """`{"id": …}` for an answer to a message that carried a usable id (a string of 1–64
+    characters), else nothing: a client matches every answer to its request by the id,
+    errors included (docs/protocol.md §6.3)."""
+    value = message.get("id")
+    return {"id": value} if isinstance(value, str) and 1 <= len(value) <= 64 else {}
 
 
 def _safe_id(value: Any) -> str | None:
