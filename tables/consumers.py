@@ -522,7 +522,15 @@ class TableConsumer(  # type: ignore[misc]
         return {}
 
     def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        game = services.game_start(table=table, by=self.user, rounds=message.get("rounds"))
+        # `match_length` is the table's name for it (open_table, the lobby); `rounds`,
+        # the name `start` first took, stays an alias for the clients written against it.
+        length = message.get("match_length", message.get("rounds"))
+        if "rounds" in message and message["rounds"] != length:
+            raise services.PlayError(
+                "bad_message",
+                _("match_length и rounds — одна длина партии: укажите одно значение."),
+            )
+        game = services.game_start(table=table, by=self.user, rounds=length)
         table.refresh_from_db(fields=["pending"])
         return {"game": game.number if game is not None else table.pending["number"]}
 
@@ -691,7 +699,7 @@ _ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
 _OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
     "action": {"amount": int, "position": int},
     "sit": {"invite": str},
-    "start": {"rounds": int},
+    "start": {"match_length": int, "rounds": int},
     "ready": {"ready": bool},
 }
 # Every command may name the table version it was decided on (docs/protocol.md §5.2).
