@@ -221,7 +221,13 @@ class GuardedInput:
             await self._send(_error("bad_json", _("Сообщение не в формате JSON.")))
             return None
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            await self._send(_error("bad_message", _('Сообщение — объект JSON с полем "type".')))
+            await self._send(
+                _error(
+                    "bad_message",
+                    _('Сообщение — объект JSON с полем "type".'),
+                    **_echo(message if isinstance(message, dict) else {}),
+                )
+            )
             return None
         return message
 
@@ -411,6 +417,7 @@ class TableConsumer(  # type: ignore[misc]
                     "unknown_type",
                     _("Неизвестный тип сообщения %(type)r; см. docs/protocol.md.")
                     % {"type": kind[:40]},
+                    **_echo(message),
                 )
             )
             return
@@ -515,7 +522,15 @@ class TableConsumer(  # type: ignore[misc]
         return {}
 
     def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        game = services.game_start(table=table, by=self.user, rounds=message.get("rounds"))
+        # `match_length` is the table's name for it (open_table, the lobby); `rounds`,
+        # the name `start` first took, stays an alias for the clients written against it.
+        length = message.get("match_length", message.get("rounds"))
+        if "rounds" in message and message["rounds"] != length:
+            raise services.PlayError(
+                "bad_message",
+                _("match_length и rounds — одна длина партии: укажите одно значение."),
+            )
+        game = services.game_start(table=table, by=self.user, rounds=length)
         table.refresh_from_db(fields=["pending"])
         return {"game": game.number if game is not None else table.pending["number"]}
 
@@ -615,7 +630,7 @@ class TableConsumer(  # type: ignore[misc]
     async def _send_record(self, message: dict[str, Any]) -> None:
         number = message.get("game")
         record = await _database(self._record)(number)
-        await self._send(record)
+        await self._send({**record, **_echo(message)})
 
     def _record(self, number: Any) -> dict[str, Any]:
         with translation.override(self.language):
@@ -661,6 +676,14 @@ def _played_in(game: Game, user: Any) -> bool:
     return bool(user.is_staff or any(p["user"] == user.pk for p in game.players))
 
 
+def _echo(message: dict[str, Any]) -> dict[str, str]:
+    """`{"id": …}` for an answer to a message that carried a usable id (a string of 1–64
+    characters), else nothing: a client matches every answer to its request by the id,
+    errors included (docs/protocol.md §6.3)."""
+    value = message.get("id")
+    return {"id": value} if isinstance(value, str) and 1 <= len(value) <= 64 else {}
+
+
 def _safe_id(value: Any) -> str | None:
     return value if isinstance(value, str) and len(value) <= 64 else None
 
@@ -676,7 +699,7 @@ _ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
 _OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
     "action": {"amount": int, "position": int},
     "sit": {"invite": str},
-    "start": {"rounds": int},
+    "start": {"match_length": int, "rounds": int},
     "ready": {"ready": bool},
 }
 # Every command may name the table version it was decided on (docs/protocol.md §5.2).

@@ -280,3 +280,41 @@ def test_replay_with_seed_deals_the_seeded_order():
     )
     assert out.returncode == 0, out.stdout
     assert json.loads(out.stdout)["result"]["status"] == "awaiting_action"
+
+
+DOC_SEED = "f33c7d564b219d22ac09b01a7242ab3d3f7f1f0afb290c516c66fd1857481cfe"
+
+
+def test_the_worked_examples_of_docs_fairness_md_are_what_the_code_computes() -> None:
+    import hashlib
+    from pathlib import Path
+
+    from games.cards import shoe as full_stock
+    from games.shuffle import SeedStream, draw_lot, shuffled
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    block = hashlib.sha256(f"{DOC_SEED}:0:0".encode()).digest()
+    words = [int.from_bytes(block[k : k + 4], "big") for k in (0, 4)]
+    assert block.hex().startswith("228e6ddbec36fb99") and words == [579759579, 3963026329]
+    assert hashlib.sha256(f"{DOC_SEED}:0:10".encode()).hexdigest().startswith("5bf805fec9ac19ce")
+    assert shuffled(full_stock("standard52", 2), DOC_SEED, 0)[:6] == [
+        "3D",
+        "3S",
+        "JC",
+        "4S",
+        "2S",
+        "AH",
+    ]
+    assert draw_lot(DOC_SEED, ["ann", "bob", "cat"]) == "cat"
+    assert 1 + SeedStream(DOC_SEED, "cut:0").below(103) == 66
+    for quoted in (
+        "228e6ddbec36fb99",
+        "579759579",
+        "3963026329",
+        "5bf805fec9ac19ce",
+        "3D 3S JC 4S 2S AH",
+        "3047111009",
+        "fd0f214817be5fa6",
+        "position 66",
+    ):
+        assert quoted in text, quoted

@@ -132,9 +132,10 @@ BAD_MESSAGES = [
     (False, '"ping"', None),
     (False, "17", None),
     (False, "null", None),
-    (False, '{"id": "x"}', None),
+    (False, '{"id": "x"}', "x"),
     (False, '{"type": 7}', None),
-    (False, '{"type": null, "id": "x"}', None),
+    (False, '{"type": null, "id": "x"}', "x"),
+    (False, '{"type": null, "id": 5}', None),
     (True, '{"type": "sit"}', None),
     (True, '{"type": "sit", "id": ""}', None),
     (True, '{"type": "sit", "id": 5}', None),
@@ -173,15 +174,17 @@ async def test_bad_message(make_user, fast):
         await client.close()
 
 
-async def test_unknown_type_is_named_back_shortened(make_user):
+async def test_unknown_type_is_named_back_shortened_with_the_messages_id(make_user):
     (ann,) = await make_users(make_user, "ann")
     table = await table_with("classic")
     for user in (None, ann):
         client = await connect(table, user)
         answer = await error_for(client, json.dumps({"type": "dance", "id": "d"}))
         assert answer["code"] == "unknown_type" and "dance" in answer["message"]
+        assert answer["id"] == "d", answer
         answer = await error_for(client, json.dumps({"type": "Z" * 500}))
         assert answer["code"] == "unknown_type" and "Z" * 41 not in answer["message"]
+        assert "id" not in answer, answer
         await still_works(client)
         await client.close()
 
@@ -594,6 +597,22 @@ async def test_record_is_forbidden_to_spectators_and_unknown_games_are_not_found
     answer = await player.recv_until(lambda m: m["type"] in ("record", "error"))
     assert answer["type"] == "record" and "seed" not in answer["record"]
     for client in (anonymous, stranger, *clients.values()):
+        await client.close()
+
+
+async def test_a_record_request_with_an_id_is_answered_with_it_refused_or_not(make_user):
+    (kim,) = await make_users(make_user, "kim")
+    table, clients = await banker36_duel(make_user)
+    stranger = await connect(table, kim)
+    player = clients["ponter"]
+    for client, number, code in ((stranger, 1, "forbidden"), (player, 2, "not_found")):
+        await client.send({"type": "record", "game": number, "id": "r1"})
+        answer = await client.recv_until(lambda m: m["type"] in ("record", "error"))
+        assert answer["code"] == code and answer["id"] == "r1", answer
+    await player.send({"type": "record", "game": 1, "id": "r2"})
+    answer = await player.recv_until(lambda m: m["type"] in ("record", "error"))
+    assert answer["type"] == "record" and answer["id"] == "r2", answer
+    for client in (stranger, *clients.values()):
         await client.close()
 
 

@@ -97,6 +97,26 @@ async def test_classic_late_joiner_watches_a_seven_round_match_and_plays_the_nex
     await live.close()
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("machine_speed_play")
+async def test_classic_start_takes_match_length_with_rounds_as_its_alias(make_user):
+    host, pete = await make_users(make_user, "hana", "pete")
+    table = await create_table(variant="classic", name="C", created_by=host, match_length=5)
+    live = Live(table)
+    for user in (host, pete):
+        await live.join(user)
+    for name in ("hana", "pete"):
+        ok(await live.command(name, "sit"))
+    for fields in ({"match_length": 6}, {"match_length": 7, "rounds": 5}):
+        refused = await live.command("hana", "start", **fields)
+        assert refused["type"] == "error" and refused["code"] == "bad_message", refused
+    ok(await live.command("hana", "start", match_length=7, rounds=7))
+    game = await playing_game(table.pk)
+    assert game is not None and game.options["rounds"] == 7
+    await live.close()
+
+
 # --- salon -------------------------------------------------------------------------------
 
 
