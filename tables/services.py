@@ -13,13 +13,16 @@ code.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -97,7 +100,9 @@ def table_create(*, created_by: Any = None, **fields: Any) -> Table:
 
 
 def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
-    """A signed-in player opens a table from the lobby and becomes its host."""
+    """A signed-in player opens a table from the lobby and becomes its host: the one way
+    a player opens a table (the lobby's form, its socket's `open_table`, the one-click
+    tables), so that the limits of `_may_open` hold for all of them."""
     if not getattr(by, "is_authenticated", False):
         raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
     allowed = {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
@@ -113,11 +118,52 @@ def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -
     if wrong:
         raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
     fields.setdefault("name", _("Стол %(user)s") % {"user": by.username})
+    with transaction.atomic():
+        counted = _may_open(by)
+        try:
+            return table_create(created_by=by, variant=variant, private=private, **fields)
+        except ValidationError as error:
+            if counted is not None:  # a refused table is not an opening
+                with contextlib.suppress(ValueError):
+                    cache.decr(counted)
+            text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
+            raise PlayError("bad_table", text) from error
+
+
+def _may_open(by: Any) -> str | None:
+    """Refuse a player a new table beyond their limits (staff have none): at most
+    TABLES_OPEN_PER_USER of theirs open at once, at most TABLE_OPENS_PER_HOUR opened in a
+    clock hour. Returns the rate counter's cache key once counted (None for staff).
+
+    The open tables are counted under a lock of the player's row: two opens at once (two
+    tabs, a script) would otherwise both count the same tables and both pass the limit.
+    One player opening 2,000 tables made the lobby slow and heavy for everyone."""
+    if by.is_staff or by.is_superuser:
+        return None
+    get_user_model().objects.select_for_update().filter(pk=by.pk).first()
+    limit = settings.TABLES_OPEN_PER_USER
+    if Table.objects.filter(created_by=by, status=Table.Status.OPEN).count() >= limit:
+        raise PlayError(
+            "too_many_tables",
+            _("У вас уже открыто столов: %(n)d, больше нельзя. Закройте один из них.")
+            % {"n": limit},
+        )
+    # The rate: the shared cache's atomic counter (Redis INCR in production), so that it
+    # holds across web processes; a fixed window per clock hour.
+    key = f"table-opens:{by.pk}:{int(time.time() // 3600)}"
+    cache.add(key, 0, timeout=3600)
     try:
-        return table_create(created_by=by, variant=variant, private=private, **fields)
-    except ValidationError as error:
-        text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
-        raise PlayError("bad_table", text) from error
+        opened = int(cache.incr(key))
+    except ValueError:  # the window's key expired between add and incr
+        cache.add(key, 1, timeout=3600)
+        opened = 1
+    if opened > settings.TABLE_OPENS_PER_HOUR:
+        raise PlayError(
+            "rate_limited",
+            _("Слишком много новых столов: не больше %(n)d в час. Попробуйте позже.")
+            % {"n": settings.TABLE_OPENS_PER_HOUR},
+        )
+    return key
 
 
 @transaction.atomic

@@ -1,0 +1,149 @@
+"""A public lobby's limits on opening tables (issue 17): how many tables a player may have
+open at once and how many they may open per hour — one check in services.table_open, met
+the same way by the lobby's form and its socket's `open_table`."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.core.cache import cache
+from django.db import connection, connections
+from django.urls import reverse
+
+from tables import services
+from tables.models import Table
+from tables.services import PlayError, table_close, table_create, table_open
+from tests.tables.test_ws_errors_more import lobby, lobby_answer
+
+
+@pytest.fixture(autouse=True)
+def _limits(settings: Any) -> None:
+    settings.TABLES_OPEN_PER_USER = 3
+    settings.TABLE_OPENS_PER_HOUR = 10
+    # The hourly counters live in the shared cache (Redis between runs, where user ids
+    # start again at 1 in a new test database).
+    cache.clear()
+
+
+def _own_tables(user: Any, n: int) -> list[Table]:
+    return [table_create(created_by=user, variant="classic", name=f"Мой {i}") for i in range(n)]
+
+
+@pytest.mark.django_db
+def test_a_player_with_three_open_tables_cannot_open_a_fourth_with_the_form(client, make_user):
+    player = make_user()
+    _own_tables(player, 3)
+    client.force_login(player)
+    response = client.post(reverse("table_new"), {"variant": "salon", "name": "Четвёртый"})
+    assert response.status_code == 400
+    assert "У вас уже открыто столов: 3, больше нельзя. Закройте один из них." in (
+        response.content.decode()
+    )
+    assert Table.objects.filter(created_by=player).count() == 3
+
+    client.cookies["django_language"] = "en"
+    english = client.post(reverse("table_new"), {"variant": "salon"}).content.decode()
+    assert "You already have 3 tables open, the most allowed. Close one of them." in english
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_with_three_open_tables_cannot_open_a_fourth_over_the_socket(make_user):
+    player = await database_sync_to_async(make_user)()
+    await database_sync_to_async(_own_tables)(player, 3)
+    comm = await lobby(player)
+    answer = await lobby_answer(comm, {"type": "open_table", "variant": "salon"})
+    assert answer["type"] == "error" and answer["code"] == "too_many_tables", answer
+    assert "3" in answer["message"]
+    count = await database_sync_to_async(Table.objects.filter(created_by=player).count)()
+    assert count == 3
+    await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_closed_tables_do_not_count_and_staff_have_no_limit(make_user):
+    player = make_user()
+    tables = _own_tables(player, 3)
+    with pytest.raises(PlayError) as refused:
+        table_open(by=player, variant="classic")
+    assert refused.value.code == "too_many_tables"
+    table_close(table=tables[0])
+    assert table_open(by=player, variant="classic").created_by == player
+
+    admin = make_user(is_staff=True)
+    _own_tables(admin, 3)
+    for _ in range(3):
+        table_open(by=admin, variant="classic")
+    assert Table.objects.filter(created_by=admin).count() == 6
+
+
+@pytest.mark.django_db
+def test_opening_faster_than_the_hourly_rate_is_refused_and_a_refused_table_is_not_counted(
+    settings, make_user, client
+):
+    settings.TABLES_OPEN_PER_USER = 100
+    settings.TABLE_OPENS_PER_HOUR = 2
+    player = make_user()
+    with pytest.raises(PlayError) as bad:
+        table_open(by=player, variant="salon", min_bet=50, max_bet=10)
+    assert bad.value.code == "bad_table"
+    table_open(by=player, variant="classic")
+    table_open(by=player, variant="classic")
+    with pytest.raises(PlayError) as refused:
+        table_open(by=player, variant="classic")
+    assert refused.value.code == "rate_limited"
+    assert "не больше 2 в час" in refused.value.message
+    assert Table.objects.filter(created_by=player).count() == 2
+
+    # The form meets the same refusal, on the page.
+    client.force_login(player)
+    response = client.post(reverse("table_new"), {"variant": "classic"})
+    assert response.status_code == 400
+    assert "Слишком много новых столов: не больше 2 в час." in response.content.decode()
+    # Another player is not slowed down by this one.
+    assert table_open(by=make_user(), variant="classic")
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
+    postgres, make_user, monkeypatch
+):
+    assert connection.vendor == "postgresql"
+    player = make_user()
+    _own_tables(player, 2)  # one more allowed
+    # Each open waits inside its transaction, after counting, for the other to get as
+    # far: without a lock both count two tables and both open a third. With the lock the
+    # second waits for the first to commit, the first gives up waiting, and the second
+    # then counts three.
+    both_counted = threading.Barrier(2, timeout=5)
+    create = services.table_create
+
+    def create_after_the_other(**fields: Any) -> Table:
+        try:
+            both_counted.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return create(**fields)
+
+    monkeypatch.setattr(services, "table_create", create_after_the_other)
+
+    def open_one() -> Any:
+        try:
+            return table_open(by=player, variant="classic")
+        except PlayError as error:
+            return error.code
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _i: open_one(), range(2)))
+    assert sorted(r if isinstance(r, str) else "opened" for r in results) == [
+        "opened",
+        "too_many_tables",
+    ]
+    assert Table.objects.filter(created_by=player, status=Table.Status.OPEN).count() == 3
