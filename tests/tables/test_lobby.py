@@ -225,11 +225,12 @@ def test_lobby_page_offers_a_seat_and_a_way_back(client, make_user):
 
 
 @pytest.mark.django_db
-def test_lobby_filter_from_the_query_hides_other_variants(client, demo_tables):
+def test_lobby_filter_from_the_query_lists_only_that_variant(client, demo_tables):
     html = client.get(reverse("lobby") + "?variant=salon").content.decode()
-    salon_row = f'data-table-id="{demo_tables["salon"].pk}" data-variant="salon">'
-    banker_row = f'data-table-id="{demo_tables["banker36"].pk}" data-variant="banker36" hidden>'
-    assert salon_row in html and banker_row in html
+    assert f'data-table-id="{demo_tables["salon"].pk}" data-variant="salon">' in html
+    assert f'data-table-id="{demo_tables["banker36"].pk}"' not in html
+    # The variants' counts are of every table, not only the shown ones.
+    assert 'data-count="banker36">1</span>' in html and 'data-count="">4</span>' in html
 
 
 @pytest.mark.django_db
@@ -244,6 +245,7 @@ def test_lobby_state_json_for_a_visitor_and_a_player(client, make_user):
     assert me == {
         "balance": 10_000,
         "seats": [{"table": table.pk, "name": "Салон", "variant": "salon", "leaving": False}],
+        "tables": [],
     }
 
 

@@ -17,6 +17,7 @@ from django.urls import reverse
 from tables import services
 from tables.models import Table
 from tables.services import PlayError, table_close, table_create, table_open
+from tests.tables.test_lobby import demo_tables  # noqa: F401 (a fixture)
 from tests.tables.test_ws_errors_more import lobby, lobby_answer
 
 
@@ -147,3 +148,69 @@ def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
         "too_many_tables",
     ]
     assert Table.objects.filter(created_by=player, status=Table.Status.OPEN).count() == 3
+
+
+# --- the lobby's list: capped, paginated, filtered in the database ------------------------
+
+
+def _many_tables(n: int) -> None:
+    """n public tables at once (bulk: the lobby's validation is not what is tested)."""
+    Table.objects.bulk_create(
+        Table(variant="classic", name=f"Стол {i:03}", seat_count=6, entry_limit=0, match_length=5) for i in range(n)
+    )
+
+
+@pytest.mark.django_db
+def test_lobby_json_is_capped_at_a_page_with_the_rest_on_the_next_pages(client):
+    from tables.selectors import LOBBY_PAGE_SIZE
+
+    _many_tables(LOBBY_PAGE_SIZE + 5)
+    first = client.get(reverse("lobby_state")).json()
+    assert len(first["tables"]) == LOBBY_PAGE_SIZE == 50
+    assert (first["page"], first["pages"], first["total"]) == (1, 2, 55)
+    assert first["counts"]["classic"] == 55
+    second = client.get(reverse("lobby_state"), {"page": 2}).json()
+    assert [t["name"] for t in second["tables"]] == [f"Стол {i:03}" for i in range(50, 55)]
+    # A page past the end is the last one.
+    assert client.get(reverse("lobby_state"), {"page": 9}).json()["page"] == 2
+
+
+@pytest.mark.django_db
+def test_lobby_json_filters_by_variant_and_entry_limit_in_the_database(client, demo_tables):
+    def names(**query: Any) -> list[str]:
+        return [t["name"] for t in client.get(reverse("lobby_state"), query).json()["tables"]]
+
+    assert names(variant="salon") == ["Салон"]
+    # Entry limits 0, 60 and 0 (banker36's is 200).
+    assert names(max_entry=100) == ["Классика-7", "Салон", "Закрытый"]
+    assert names(min_entry=100) == ["Банк"]
+    assert names(variant="banker36", max_entry=100) == []
+    answer = client.get(reverse("lobby_state"), {"variant": "poker", "max_entry": "x"})
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_filter"
+    assert "Лимит входа до" in answer.json()["error"]["message"]
+
+
+@pytest.mark.django_db
+def test_the_lobby_page_shows_fifty_tables_with_a_link_to_the_next_page(client):
+    _many_tables(60)
+    html = client.get(reverse("lobby")).content.decode()
+    assert html.count("<tr data-table-id=") == 50
+    assert 'rel="next" href="?page=2"' in html and "Страница 1 из 2" in html
+    html = client.get(reverse("lobby"), {"page": 2, "max_entry": 0}).content.decode()
+    assert html.count("<tr data-table-id=") == 10
+    assert 'rel="prev" href="?page=1&amp;max_entry=0"' in html
+
+
+@pytest.mark.django_db
+def test_the_viewers_own_and_seated_tables_are_listed_whatever_the_page(client, make_user):
+    player = make_user()
+    _many_tables(60)
+    mine = table_create(created_by=player, variant="salon", name="Мой частный", private=True)
+    client.force_login(player)
+    html = client.get(reverse("lobby")).content.decode()
+    assert f'<a href="{reverse("table", args=[mine.pk])}">Мой частный</a>' in html
+    me = client.get(reverse("lobby_state")).json()["me"]
+    assert me["tables"] == [
+        {"table": mine.pk, "name": "Мой частный", "variant": "salon", "private": True, "seated": False}
+    ]
