@@ -95,8 +95,18 @@ def table_create(*, created_by: Any = None, **fields: Any) -> Table:
         table.invite_code = secrets.token_urlsafe(12)
     table.full_clean()
     table.save()
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table, added=True)
     return table
+
+
+def _lobby_changed(table: Table, *, added: bool = False) -> None:
+    """Once committed, the lobby sockets are told this table changed (or was `added`, or,
+    no longer listed, removed): tables.broadcast.lobby_changed. A private table is never
+    listed, so nothing is said of it."""
+    if table.private:
+        return
+    table_id = table.pk
+    transaction.on_commit(lambda: broadcast.lobby_changed(table_id, added=added))
 
 
 def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
@@ -182,6 +192,7 @@ def table_close(*, table: Table) -> Table:
     table.save(update_fields=["status", "closed_at", "next_game_at", "pending", "deal_at"])
     table.seats.all().delete()
     _touch(table, game, [{"type": "table_closed"}])
+    _lobby_changed(table)  # gone from the lobby, also when no game was in play
     return table
 
 
@@ -192,6 +203,7 @@ def table_reopen(*, table: Table) -> Table:
     table.closed_at = None
     table.save(update_fields=["status", "closed_at"])
     _touch(table, None, [])
+    _lobby_changed(table, added=True)
     return table
 
 
@@ -279,7 +291,7 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
         raise SeatError(_("Место уже занято."), code="seat_taken") from exc
     seat.player = player
     _touch(table, _latest(table), [{"type": "sat_down", "seat": seat.seat_id}])
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     if table.variant == SOLO:  # one player, no one to wait for
         _start(table, _now())
     else:
@@ -298,7 +310,7 @@ def seat_leave(*, table: Table, player: Any) -> bool:
     if seat is None:
         return False
     _forfeit(table, seat, _now())
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     return True
 
 
@@ -368,7 +380,7 @@ def ai_seat_add(*, table: Table, by: Any, level: str) -> Seat:
         raise PlayError("table_full", error.messages[0]) from error
     seat = Seat.objects.create(table=table, number=number, ai_level=level, ready=True)
     _touch(table, _latest(table), [{"type": "sat_down", "seat": seat.seat_id, "ai": level}])
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     return seat
 
 
@@ -380,7 +392,7 @@ def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
     if seat is None:
         raise PlayError("not_found", _("За этим местом нет ИИ."))
     _forfeit(table, seat, _now())
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
 
 
 def _require_host_or_trainee(table: Table, user: Any) -> None:
@@ -400,7 +412,7 @@ def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
     if seat is None:
         raise PlayError("not_found", _("За столом нет игрока %(seat)s.") % {"seat": seat_id})
     _forfeit(table, seat, _now())
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
 
 
 # --- games -----------------------------------------------------------------------------
@@ -683,7 +695,7 @@ def _deal(table: Table, now: datetime.datetime) -> Game:
     _after(table, game, now)
     announce = [{"type": "game_start", "game": number, "commitment": game.commitment}]
     _touch(table, game, announce + events)
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     return game
 
 
@@ -809,7 +821,7 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
         table.next_game_at = now + _seconds(settings.GAME_INTERLUDE_SECONDS)
     else:
         table.next_game_at = None
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     transaction.on_commit(lambda: _review_later(game.pk), robust=True)
 
 
@@ -1192,7 +1204,7 @@ def _stand_up_absent(table: Table, now: datetime.datetime) -> None:
             _latest(table),
             [{"type": "stood_up", "seat": s.seat_id, "reason": "away"} for s in gone],
         )
-        transaction.on_commit(broadcast.lobby_changed)
+        _lobby_changed(table)
 
 
 # --- connections -----------------------------------------------------------------------

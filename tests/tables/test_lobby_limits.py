@@ -214,3 +214,48 @@ def test_the_viewers_own_and_seated_tables_are_listed_whatever_the_page(client, 
     assert me["tables"] == [
         {"table": mine.pk, "name": "Мой частный", "variant": "salon", "private": True, "seated": False}
     ]
+
+
+# --- the lobby socket: the list once, then what changed ---------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_lobby_socket_gets_each_change_as_an_added_changed_or_removed_table(make_user):
+    from tests.tables.test_lobby import LobbySocket
+
+    ann, bob = await database_sync_to_async(lambda: (make_user("ann"), make_user("bob")))()
+    other = await database_sync_to_async(table_create)(variant="salon", name="Другой")
+    watcher = await LobbySocket.open(bob)
+    assert [t["id"] for t in watcher.tables] == [other.pk]  # the first message: the list
+
+    async def next_diff() -> dict:
+        while True:
+            message = await watcher.comm.receive_json_from(timeout=5)
+            assert message["type"] != "lobby", "the whole list again"
+            return message
+
+    table = await database_sync_to_async(table_open)(by=ann, variant="banker36", name="Новый")
+    added = await next_diff()
+    assert added["type"] == "table_added" and added["table"]["id"] == table.pk
+    assert (added["table"]["name"], added["table"]["seats_taken"]) == ("Новый", 0)
+
+    await database_sync_to_async(services.seat_take)(table=table, player=ann)
+    changed = await next_diff()
+    assert changed == {"type": "table_changed", "table": {**added["table"], "seats_taken": 1}}
+
+    await database_sync_to_async(table_close)(table=table)
+    assert await next_diff() == {"type": "table_removed", "table": table.pk}
+    await watcher.comm.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_sockets_first_list_is_one_filtered_page(make_user):
+    from tests.tables.test_lobby import LobbySocket
+
+    user = await database_sync_to_async(make_user)()
+    await database_sync_to_async(_many_tables)(55)
+    socket = await LobbySocket.open(user)
+    assert len(socket.tables) == 50
+    await socket.comm.disconnect()
