@@ -28,8 +28,8 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from tables import broadcast, services
 from tables.broadcast import LOBBY_GROUP, table_group
-from tables.models import Game, Table
 from tables.forms import LobbyFilterForm
+from tables.models import Game, Table
 from tables.selectors import lobby_listing
 
 logger = logging.getLogger(__name__)

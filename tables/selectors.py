@@ -12,7 +12,6 @@ from accounts.models import Account
 from tables.models import Seat, Table
 from tables.variants import VARIANTS
 
-
 # The lobby's page (and lobby.json, and the lobby socket's first list) shows at most this
 # many tables: with one player's 2,000 tables the whole list made `GET /` take up to two
 # seconds and 2 MiB for everyone.
@@ -154,9 +153,7 @@ def player_lobby_state(user: Any) -> dict[str, Any] | None:
                 "private": t.private,
                 "seated": t.pk in seated,
             }
-            for t in Table.objects.filter(created_by=user, status=Table.Status.OPEN).order_by(
-                "pk"
-            )
+            for t in Table.objects.filter(created_by=user, status=Table.Status.OPEN).order_by("pk")
         ],
     }
 

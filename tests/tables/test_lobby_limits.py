@@ -4,6 +4,7 @@ the same way by the lobby's form and its socket's `open_table`."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -17,7 +18,6 @@ from django.urls import reverse
 from tables import services
 from tables.models import Table
 from tables.services import PlayError, table_close, table_create, table_open
-from tests.tables.test_lobby import demo_tables  # noqa: F401 (a fixture)
 from tests.tables.test_ws_errors_more import lobby, lobby_answer
 
 
@@ -125,10 +125,8 @@ def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
     create = services.table_create
 
     def create_after_the_other(**fields: Any) -> Table:
-        try:
+        with contextlib.suppress(threading.BrokenBarrierError):
             both_counted.wait()
-        except threading.BrokenBarrierError:
-            pass
         return create(**fields)
 
     monkeypatch.setattr(services, "table_create", create_after_the_other)
@@ -156,7 +154,8 @@ def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
 def _many_tables(n: int) -> None:
     """n public tables at once (bulk: the lobby's validation is not what is tested)."""
     Table.objects.bulk_create(
-        Table(variant="classic", name=f"Стол {i:03}", seat_count=6, entry_limit=0, match_length=5) for i in range(n)
+        Table(variant="classic", name=f"Стол {i:03}", seat_count=6, entry_limit=0, match_length=5)
+        for i in range(n)
     )
 
 
@@ -176,7 +175,12 @@ def test_lobby_json_is_capped_at_a_page_with_the_rest_on_the_next_pages(client):
 
 
 @pytest.mark.django_db
-def test_lobby_json_filters_by_variant_and_entry_limit_in_the_database(client, demo_tables):
+def test_lobby_json_filters_by_variant_and_entry_limit_in_the_database(client):
+    table_create(variant="banker36", name="Банк", stake=20, entry_limit=200)
+    table_create(variant="salon", name="Салон", min_bet=5, max_bet=50, entry_limit=60)
+    table_create(variant="classic", name="Классика-7", match_length=7)
+    table_create(variant="blackjack", name="Закрытый")
+
     def names(**query: Any) -> list[str]:
         return [t["name"] for t in client.get(reverse("lobby_state"), query).json()["tables"]]
 
@@ -212,7 +216,13 @@ def test_the_viewers_own_and_seated_tables_are_listed_whatever_the_page(client, 
     assert f'<a href="{reverse("table", args=[mine.pk])}">Мой частный</a>' in html
     me = client.get(reverse("lobby_state")).json()["me"]
     assert me["tables"] == [
-        {"table": mine.pk, "name": "Мой частный", "variant": "salon", "private": True, "seated": False}
+        {
+            "table": mine.pk,
+            "name": "Мой частный",
+            "variant": "salon",
+            "private": True,
+            "seated": False,
+        }
     ]
 
 
