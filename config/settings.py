@@ -214,6 +214,13 @@ GAME_INTERLUDE_SECONDS = env.float("GAME_INTERLUDE_SECONDS", default=3.0)
 # cards are dealt without the missing ones (docs/fairness.md); 0 deals at once.
 CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 
+# A public lobby's limits on opening tables (tables.services.table_open; staff have none):
+# one player opening 2,000 tables made the lobby slow and heavy for everyone.
+# How many tables a player may have open at once (their own, public or private).
+TABLES_OPEN_PER_USER = env.int("TABLES_OPEN_PER_USER", default=3)
+# How many tables a player may open per clock hour (counted in the shared cache).
+TABLE_OPENS_PER_HOUR = env.int("TABLE_OPENS_PER_HOUR", default=10)
+
 # --- Auth ------------------------------------------------------------------------------
 
 AUTH_USER_MODEL = "accounts.User"

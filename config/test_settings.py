@@ -8,5 +8,8 @@ os.environ.setdefault("DEBUG", "true")
 # Tests sign many players up from one address; tests/accounts/test_throttling.py checks
 # the limit itself with its own value.
 os.environ.setdefault("SIGNUP_LIMIT_PER_HOUR", "100000")
+# The same for opening tables (a counter per user and clock hour, kept in Redis between
+# runs); tests/tables/test_lobby_limits.py checks the limit with its own value.
+os.environ.setdefault("TABLE_OPENS_PER_HOUR", "100000")
 
 from config.settings import *  # noqa: F403

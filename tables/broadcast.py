@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import logging
 import weakref
 from typing import Any
@@ -179,65 +180,86 @@ def send_presence(table_id: int, message: dict[str, Any]) -> None:
     _send(table_group(table_id), {"type": "table.frame", "frame": message})
 
 
-# Changes to the lobby's list within this many seconds are sent as one `lobby` message.
+# Changes to the lobby's tables within this many seconds are sent as one `lobby.diff`.
 LOBBY_COALESCE_SECONDS = 0.25
-# Event loops with a lobby message due (built and sent when its time comes).
-_lobby_due: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+# Per event loop, the tables changed since its last lobby diff (id -> added to the lobby).
+_lobby_due: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, bool]] = (
+    weakref.WeakKeyDictionary()
+)
+# The lobby's diffs are sent one after another, in the order they were built (their
+# place in the lobby's send queue): a table added and then removed must not arrive the
+# other way round.
+_lobby_sequence = itertools.count(1)
 
 
-def _lobby_message() -> dict[str, Any]:
-    """The lobby's table list, built once in every language (each lobby connection picks
-    its own), not once per connection."""
+def _lobby_message(changes: dict[int, bool]) -> dict[str, Any]:
+    """What changed in the lobby: the rows of the changed tables still listed, built once
+    in every language (each lobby connection picks its own), not once per connection;
+    which of them are new to the lobby; and the ids no longer listed. Only these tables
+    are read, not the whole list (which every change re-sent to every lobby socket)."""
     from django.conf import settings
     from django.utils import translation
 
-    from tables.selectors import lobby_payload
+    from tables.selectors import lobby_row, lobby_tables
 
-    tables = {}
+    listed = list(lobby_tables().filter(pk__in=list(changes)))
+    rows = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            tables[code] = lobby_payload()
-    return {"type": "lobby.changed", "tables": tables}
+            rows[code] = [lobby_row(table) for table in listed]
+    found = {table.pk for table in listed}
+    return {
+        "type": "lobby.diff",
+        "tables": rows,
+        "added": sorted(pk for pk in found if changes[pk]),
+        "removed": sorted(set(changes) - found),
+    }
 
 
 async def _anyone_in(group: str) -> bool:
-    """Whether any connection, of any web process, is in `group`: a lobby list that
+    """Whether any connection, of any web process, is in `group`: a lobby diff that
     nobody would receive is not built (at 400 players at tables and none in the lobby,
-    building it was 4% of the web process's time; make bench-live). A layer that cannot
-    count its groups (the in-memory one, embedded) is taken to have someone."""
+    building the list was 4% of the web process's time; make bench-live). A layer that
+    cannot count its groups (the in-memory one, embedded) is taken to have someone."""
     count = getattr(get_channel_layer(), "group_size", None)
     return count is None or await count(group) > 0
 
 
-def lobby_changed() -> None:
-    """Send the lobby's new table list. Handed to a consumer's loop, the list is built once
-    for every change of the next LOBBY_COALESCE_SECONDS: at 400 players, with games
-    ending and dealing every few seconds at each table, building it (two queries per
-    language) on every change was a tenth of the web process's CPU (make bench-live)."""
+def lobby_changed(table_id: int, *, added: bool = False) -> None:
+    """Tell the lobby sockets that a table changed (`added`: it was opened or reopened).
+    Handed to a consumer's loop, the changes of the next LOBBY_COALESCE_SECONDS are sent
+    as one diff: at 400 players, with games ending and dealing every few seconds at each
+    table, building the lobby on every change was a tenth of the web process's CPU (make
+    bench-live)."""
     loop = _loop.get()
     if loop is not None and not loop.is_closed():
-        loop.call_soon_threadsafe(_lobby_soon, context=contextvars.Context())
+        loop.call_soon_threadsafe(_lobby_soon, table_id, added, context=contextvars.Context())
         return
-    _send(LOBBY_GROUP, _lobby_message())
+    _send(LOBBY_GROUP, _lobby_message({table_id: added}))
 
 
-def _lobby_soon() -> None:
+def _lobby_soon(table_id: int, added: bool) -> None:
     loop = asyncio.get_running_loop()
-    if loop in _lobby_due:
+    due = _lobby_due.get(loop)
+    if due is not None:
+        due[table_id] = due.get(table_id, False) or added
         return
-    _lobby_due.add(loop)
+    _lobby_due[loop] = {table_id: added}
     loop.call_later(LOBBY_COALESCE_SECONDS, lambda: loop.create_task(_lobby_send(loop)))
 
 
 async def _lobby_send(loop: asyncio.AbstractEventLoop) -> None:
     from channels.db import database_sync_to_async
 
-    _lobby_due.discard(loop)  # a change from now on is sent again, after this one
+    # A change from now on is sent again, after this one.
+    changes = _lobby_due.pop(loop, None) or {}
+    if not changes:
+        return
     try:
         if not await _anyone_in(LOBBY_GROUP):
             return
-        message = await database_sync_to_async(_lobby_message)()
+        message = await database_sync_to_async(_lobby_message)(changes)
     except Exception:
-        logger.exception("the lobby's table list could not be built")
+        logger.exception("the lobby's changed tables could not be built")
         return
-    _post(LOBBY_GROUP, 0, LOBBY_GROUP, message)
+    _post(LOBBY_GROUP, next(_lobby_sequence), LOBBY_GROUP, message)

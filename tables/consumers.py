@@ -28,8 +28,9 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from tables import broadcast, services
 from tables.broadcast import LOBBY_GROUP, table_group
+from tables.forms import LobbyFilterForm
 from tables.models import Game, Table
-from tables.selectors import lobby_payload
+from tables.selectors import lobby_listing
 
 logger = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ class LobbyConsumer(  # type: ignore[misc]
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
-        await self.send_json({"type": "lobby", "tables": await self._tables()})
+        await self.send_json({"type": "lobby", **await self._listing()})
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
@@ -286,14 +287,26 @@ class LobbyConsumer(  # type: ignore[misc]
             {"type": "table_opened", "table": table.pk, "invite": table.invite_code or None}
         )
 
-    async def lobby_changed(self, event: dict[str, Any]) -> None:
-        tables = event["tables"].get(_language(self.scope)) or await self._tables()
-        await self.send_json({"type": "lobby", "tables": tables})
+    async def lobby_diff(self, event: dict[str, Any]) -> None:
+        """Changed tables (tables.broadcast.lobby_changed): each as its own message, in
+        this connection's language — not the whole list again (docs/protocol.md §14)."""
+        tables = event["tables"]
+        rows = tables.get(_language(self.scope)) or tables.get(settings.LANGUAGE_CODE) or []
+        added = set(event["added"])
+        for row in rows:
+            kind = "table_added" if row["id"] in added else "table_changed"
+            await self.send_json({"type": kind, "table": row})
+        for table_id in event["removed"]:
+            await self.send_json({"type": "table_removed", "table": table_id})
 
     @_database  # type: ignore[misc]
-    def _tables(self) -> list[dict[str, Any]]:
-        with translation.override(_language(self.scope)):  # as lobby_changed sends it
-            return lobby_payload()
+    def _listing(self) -> dict[str, Any]:
+        """The first message's page of tables, under the filters of the socket's query
+        string (as lobby.json takes them)."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        filters = LobbyFilterForm({k: v[0] for k, v in query.items()}).filters()
+        with translation.override(_language(self.scope)):  # as lobby_diff sends it
+            return lobby_listing(**filters)
 
 
 class TableConsumer(  # type: ignore[misc]

@@ -97,3 +97,30 @@ class TableOpenForm(forms.ModelForm):  # type: ignore[type-arg]
             for name in ("name", *FIELD_VARIANTS)
             if self.cleaned_data.get(name) not in (None, "")
         }
+
+
+class LobbyFilterForm(forms.Form):
+    """The lobby's query parameters (the page and lobby.json): which tables, which page."""
+
+    variant = forms.ChoiceField(
+        required=False, choices=[("", ""), *((k, k) for k in VARIANTS)], label=_("Вариант")
+    )
+    min_entry = forms.IntegerField(required=False, min_value=0, label=_("Лимит входа от"))
+    max_entry = forms.IntegerField(required=False, min_value=0, label=_("Лимит входа до"))
+    page = forms.IntegerField(required=False, min_value=1, label=_("Страница"))
+
+    def filters(self) -> dict[str, Any]:
+        """The valid parameters for `selectors.lobby_listing` (an invalid one is dropped)."""
+        self.is_valid()  # a field in error is left out of cleaned_data
+        data = self.cleaned_data
+        return {
+            "variant": data.get("variant") or "",
+            "min_entry": data.get("min_entry"),
+            "max_entry": data.get("max_entry"),
+            "page": data.get("page") or 1,
+        }
+
+    def error_text(self) -> str:
+        return " ".join(
+            f"{self.fields[name].label}: {' '.join(errors)}" for name, errors in self.errors.items()
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.db.models import Case, Count, Q, QuerySet, Value, When
 from django.utils.translation import gettext as _
 
@@ -11,13 +12,35 @@ from accounts.models import Account
 from tables.models import Seat, Table
 from tables.variants import VARIANTS
 
+# The lobby's page (and lobby.json, and the lobby socket's first list) shows at most this
+# many tables: with one player's 2,000 tables the whole list made `GET /` take up to two
+# seconds and 2 MiB for everyone.
+LOBBY_PAGE_SIZE = 50
 
-def lobby_tables() -> QuerySet[Table]:
+
+def _listed(
+    variant: str = "", min_entry: int | None = None, max_entry: int | None = None
+) -> QuerySet[Table]:
+    """The open, public tables, filtered by variant and entry limit (in the database)."""
+    tables = Table.objects.filter(status=Table.Status.OPEN, private=False)
+    if variant:
+        tables = tables.filter(variant=variant)
+    if min_entry is not None:
+        tables = tables.filter(entry_limit__gte=min_entry)
+    if max_entry is not None:
+        tables = tables.filter(entry_limit__lte=max_entry)
+    return tables
+
+
+def lobby_tables(
+    variant: str = "", min_entry: int | None = None, max_entry: int | None = None
+) -> QuerySet[Table]:
     return (
-        Table.objects.filter(status=Table.Status.OPEN, private=False)
-        .annotate(seats_taken=Count("seats"))
+        _listed(variant, min_entry, max_entry)
+        # distinct: two to-many joins (seats, games) multiply each other's rows.
+        .annotate(seats_taken=Count("seats", distinct=True))
         .annotate(
-            playing=Count("games", filter=Q(games__status="playing")),
+            playing=Count("games", filter=Q(games__status="playing"), distinct=True),
         )
         # Variants in the registry's order (classic first), then by name.
         .annotate(
@@ -44,23 +67,52 @@ def table_stakes_label(table: Table) -> str:
     return _("учебные единицы, не фишки")
 
 
-def lobby_payload() -> list[dict[str, Any]]:
-    """The lobby as JSON-ready dicts (the WebSocket sends this on connect)."""
-    return [
-        {
-            "id": t.pk,
-            "name": t.name,
-            "variant": t.variant,
-            "variant_name": str(t.variant_spec.name),
-            "seats_taken": t.seats_taken,
-            "seat_count": t.seat_count,
-            "stakes": table_stakes_label(t),
-            "options": t.engine_options(),
-            "entry_limit": t.entry_limit,
-            "playing": bool(t.playing),
-        }
-        for t in lobby_tables()
-    ]
+def lobby_row(t: Table) -> dict[str, Any]:
+    """One table of the lobby as JSON (a table of `lobby_tables`, in the active language)."""
+    return {
+        "id": t.pk,
+        "name": t.name,
+        "variant": t.variant,
+        "variant_name": str(t.variant_spec.name),
+        "seats_taken": t.seats_taken,
+        "seat_count": t.seat_count,
+        "stakes": table_stakes_label(t),
+        "options": t.engine_options(),
+        "entry_limit": t.entry_limit,
+        "playing": bool(t.playing),
+    }
+
+
+def lobby_listing(
+    variant: str = "",
+    min_entry: int | None = None,
+    max_entry: int | None = None,
+    page: int | str | None = 1,
+) -> dict[str, Any]:
+    """One page of the lobby (LOBBY_PAGE_SIZE tables) under the filters, with how many
+    tables there are in all and of each variant (under the entry-limit filters): what
+    the page, lobby.json and the lobby socket's first message show (docs/protocol.md)."""
+    paginator = Paginator(lobby_tables(variant, min_entry, max_entry), LOBBY_PAGE_SIZE)
+    shown = paginator.get_page(page)  # a page past the end: the last one
+    counts = dict.fromkeys(VARIANTS, 0)
+    for row in (
+        _listed("", min_entry, max_entry).values("variant").annotate(n=Count("pk")).order_by()
+    ):
+        counts[row["variant"]] = row["n"]
+    return {
+        "tables": [lobby_row(t) for t in shown],
+        "page": shown.number,
+        "pages": paginator.num_pages,
+        "total": paginator.count,
+        "counts": counts,
+        # Over all variants (under the entry-limit filters): the «Все» filter's count.
+        "counts_total": sum(counts.values()),
+    }
+
+
+def lobby_payload(**filters: Any) -> list[dict[str, Any]]:
+    """The first page of the lobby's tables as JSON-ready dicts."""
+    return list(lobby_listing(**filters)["tables"])
 
 
 def player_lobby_state(user: Any) -> dict[str, Any] | None:
@@ -73,6 +125,8 @@ def player_lobby_state(user: Any) -> dict[str, Any] | None:
         .select_related("table")
         .order_by("table_id")
     )
+    seats = list(seats)
+    seated = {seat.table_id for seat in seats}
     return {
         "balance": int(
             Account.objects.filter(owner=user, kind=Account.Kind.PLAYER)
@@ -88,6 +142,18 @@ def player_lobby_state(user: Any) -> dict[str, Any] | None:
                 "leaving": seat.leaving,
             }
             for seat in seats
+        ],
+        # The open tables the viewer opened (private ones too): findable whatever page or
+        # filter the lobby shows, and the ones to close at the limit of open tables.
+        "tables": [
+            {
+                "table": t.pk,
+                "name": t.name,
+                "variant": t.variant,
+                "private": t.private,
+                "seated": t.pk in seated,
+            }
+            for t in Table.objects.filter(created_by=user, status=Table.Status.OPEN).order_by("pk")
         ],
     }
 

@@ -13,13 +13,16 @@ code.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -92,12 +95,24 @@ def table_create(*, created_by: Any = None, **fields: Any) -> Table:
         table.invite_code = secrets.token_urlsafe(12)
     table.full_clean()
     table.save()
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table, added=True)
     return table
 
 
+def _lobby_changed(table: Table, *, added: bool = False) -> None:
+    """Once committed, the lobby sockets are told this table changed (or was `added`, or,
+    no longer listed, removed): tables.broadcast.lobby_changed. A private table is never
+    listed, so nothing is said of it."""
+    if table.private:
+        return
+    table_id = table.pk
+    transaction.on_commit(lambda: broadcast.lobby_changed(table_id, added=added))
+
+
 def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
-    """A signed-in player opens a table from the lobby and becomes its host."""
+    """A signed-in player opens a table from the lobby and becomes its host: the one way
+    a player opens a table (the lobby's form, its socket's `open_table`, the one-click
+    tables), so that the limits of `_may_open` hold for all of them."""
     if not getattr(by, "is_authenticated", False):
         raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
     allowed = {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
@@ -113,11 +128,52 @@ def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -
     if wrong:
         raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
     fields.setdefault("name", _("Стол %(user)s") % {"user": by.username})
+    with transaction.atomic():
+        counted = _may_open(by)
+        try:
+            return table_create(created_by=by, variant=variant, private=private, **fields)
+        except ValidationError as error:
+            if counted is not None:  # a refused table is not an opening
+                with contextlib.suppress(ValueError):
+                    cache.decr(counted)
+            text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
+            raise PlayError("bad_table", text) from error
+
+
+def _may_open(by: Any) -> str | None:
+    """Refuse a player a new table beyond their limits (staff have none): at most
+    TABLES_OPEN_PER_USER of theirs open at once, at most TABLE_OPENS_PER_HOUR opened in a
+    clock hour. Returns the rate counter's cache key once counted (None for staff).
+
+    The open tables are counted under a lock of the player's row: two opens at once (two
+    tabs, a script) would otherwise both count the same tables and both pass the limit.
+    One player opening 2,000 tables made the lobby slow and heavy for everyone."""
+    if by.is_staff or by.is_superuser:
+        return None
+    get_user_model().objects.select_for_update().filter(pk=by.pk).first()
+    limit = settings.TABLES_OPEN_PER_USER
+    if Table.objects.filter(created_by=by, status=Table.Status.OPEN).count() >= limit:
+        raise PlayError(
+            "too_many_tables",
+            _("У вас уже открыто столов: %(n)d, больше нельзя. Закройте один из них.")
+            % {"n": limit},
+        )
+    # The rate: the shared cache's atomic counter (Redis INCR in production), so that it
+    # holds across web processes; a fixed window per clock hour.
+    key = f"table-opens:{by.pk}:{int(time.time() // 3600)}"
+    cache.add(key, 0, timeout=3600)
     try:
-        return table_create(created_by=by, variant=variant, private=private, **fields)
-    except ValidationError as error:
-        text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
-        raise PlayError("bad_table", text) from error
+        opened = int(cache.incr(key))
+    except ValueError:  # the window's key expired between add and incr
+        cache.add(key, 1, timeout=3600)
+        opened = 1
+    if opened > settings.TABLE_OPENS_PER_HOUR:
+        raise PlayError(
+            "rate_limited",
+            _("Слишком много новых столов: не больше %(n)d в час. Попробуйте позже.")
+            % {"n": settings.TABLE_OPENS_PER_HOUR},
+        )
+    return key
 
 
 @transaction.atomic
@@ -136,6 +192,7 @@ def table_close(*, table: Table) -> Table:
     table.save(update_fields=["status", "closed_at", "next_game_at", "pending", "deal_at"])
     table.seats.all().delete()
     _touch(table, game, [{"type": "table_closed"}])
+    _lobby_changed(table)  # gone from the lobby, also when no game was in play
     return table
 
 
@@ -146,6 +203,7 @@ def table_reopen(*, table: Table) -> Table:
     table.closed_at = None
     table.save(update_fields=["status", "closed_at"])
     _touch(table, None, [])
+    _lobby_changed(table, added=True)
     return table
 
 
@@ -233,7 +291,7 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
         raise SeatError(_("Место уже занято."), code="seat_taken") from exc
     seat.player = player
     _touch(table, _latest(table), [{"type": "sat_down", "seat": seat.seat_id}])
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     if table.variant == SOLO:  # one player, no one to wait for
         _start(table, _now())
     else:
@@ -252,7 +310,7 @@ def seat_leave(*, table: Table, player: Any) -> bool:
     if seat is None:
         return False
     _forfeit(table, seat, _now())
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     return True
 
 
@@ -322,7 +380,7 @@ def ai_seat_add(*, table: Table, by: Any, level: str) -> Seat:
         raise PlayError("table_full", error.messages[0]) from error
     seat = Seat.objects.create(table=table, number=number, ai_level=level, ready=True)
     _touch(table, _latest(table), [{"type": "sat_down", "seat": seat.seat_id, "ai": level}])
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     return seat
 
 
@@ -334,7 +392,7 @@ def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
     if seat is None:
         raise PlayError("not_found", _("За этим местом нет ИИ."))
     _forfeit(table, seat, _now())
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
 
 
 def _require_host_or_trainee(table: Table, user: Any) -> None:
@@ -354,7 +412,7 @@ def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
     if seat is None:
         raise PlayError("not_found", _("За столом нет игрока %(seat)s.") % {"seat": seat_id})
     _forfeit(table, seat, _now())
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
 
 
 # --- games -----------------------------------------------------------------------------
@@ -637,7 +695,7 @@ def _deal(table: Table, now: datetime.datetime) -> Game:
     _after(table, game, now)
     announce = [{"type": "game_start", "game": number, "commitment": game.commitment}]
     _touch(table, game, announce + events)
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     return game
 
 
@@ -763,7 +821,7 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
         table.next_game_at = now + _seconds(settings.GAME_INTERLUDE_SECONDS)
     else:
         table.next_game_at = None
-    transaction.on_commit(broadcast.lobby_changed)
+    _lobby_changed(table)
     transaction.on_commit(lambda: _review_later(game.pk), robust=True)
 
 
@@ -1146,7 +1204,7 @@ def _stand_up_absent(table: Table, now: datetime.datetime) -> None:
             _latest(table),
             [{"type": "stood_up", "seat": s.seat_id, "reason": "away"} for s in gone],
         )
-        transaction.on_commit(broadcast.lobby_changed)
+        _lobby_changed(table)
 
 
 # --- connections -----------------------------------------------------------------------

@@ -12,9 +12,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from tables import services
-from tables.forms import FIELD_VARIANTS, TableOpenForm
+from tables.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
 from tables.models import Game, Table
-from tables.selectors import join_state, lobby_payload, player_lobby_state
+from tables.selectors import join_state, lobby_listing, player_lobby_state
 from tables.services import public_record
 from tables.skill import MIN_DECISIONS
 from tables.stats import lobby_leaderboards
@@ -44,19 +44,32 @@ def _variant_specs() -> dict[str, dict[str, Any]]:
     }
 
 
+def _page_query(request: HttpRequest, page: int) -> str:
+    """The lobby's query string (its filters) for another page."""
+    query = request.GET.copy()
+    query["page"] = str(page)
+    return query.urlencode()
+
+
 def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int = 200) -> Any:
-    tables = lobby_payload()
+    filters_form = LobbyFilterForm(request.GET)
+    filters = filters_form.filters()
+    listing = lobby_listing(**filters)
+    tables = listing["tables"]
     me = player_lobby_state(request.user)
-    counts = {key: 0 for key in VARIANTS}
-    for table in tables:
-        counts[table["variant"]] = counts.get(table["variant"], 0) + 1
-    variant = request.GET.get("variant", "")
+    counts = listing["counts"]
+    page = listing["page"]
     context = {
         "rows": [(table, join_state(table, me)) for table in tables],
         "tables": tables,
+        "listing": listing,
+        "filters_form": filters_form,
+        "filters": filters,
+        "previous_query": _page_query(request, page - 1) if page > 1 else "",
+        "next_query": _page_query(request, page + 1) if page < listing["pages"] else "",
         "me": me,
         "variants": [(v, counts[v.key]) for v in VARIANTS.values()],
-        "selected_variant": variant if variant in VARIANTS else "",
+        "selected_variant": filters["variant"],
         "form": form or TableOpenForm(user=request.user),
         "form_open": form is not None,
         "variant_specs": _variant_specs(),
@@ -75,9 +88,16 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @require_GET
 @never_cache
 def lobby_state(request: HttpRequest) -> JsonResponse:
-    """The lobby as the page's script needs it: the open tables (as the lobby socket
-    sends them) and the viewer's balance and seats (null when not signed in)."""
-    return JsonResponse({"tables": lobby_payload(), "me": player_lobby_state(request.user)})
+    """The lobby as the page's script needs it: a page of the open tables under the query's
+    filters (as the lobby socket sends them) and the viewer's balance, seats and tables
+    (null when not signed in). docs/protocol.md §14."""
+    filters = LobbyFilterForm(request.GET)
+    if not filters.is_valid():
+        return JsonResponse(
+            {"error": {"code": "bad_filter", "message": filters.error_text()}}, status=400
+        )
+    listing = lobby_listing(**filters.filters())
+    return JsonResponse({**listing, "me": player_lobby_state(request.user)})
 
 
 @login_required

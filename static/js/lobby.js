@@ -31,6 +31,10 @@ function readJSON(id) {
 
 let tables = readJSON("lobby-tables-data") || [];
 let me = readJSON("lobby-me");
+// How many tables of each variant there are in all (the server's count: the list is one
+// page of them), kept up to date by the socket's added and removed tables.
+let counts = readJSON("lobby-counts") || {};
+const PAGE_SIZE = 50; // tables.selectors.LOBBY_PAGE_SIZE
 
 // --- who may sit where (tables.selectors.join_state) ----------------------------------
 
@@ -245,10 +249,10 @@ function afterRender() {
     tr.hidden = !show;
     if (show) visible += 1;
   }
-  const counts = { "": tables.length };
-  for (const table of tables) counts[table.variant] = (counts[table.variant] || 0) + 1;
+  const all = Object.values(counts).reduce((sum, n) => sum + n, 0);
   for (const span of filters.querySelectorAll("[data-count]")) {
-    setText(span, String(counts[span.dataset.count] || 0));
+    const key = span.dataset.count;
+    setText(span, String(key ? counts[key] || 0 : all));
   }
   tableEl.hidden = tbody.rows.length === 0;
   document.getElementById("lobby-empty").hidden = tbody.rows.length !== 0;
@@ -265,9 +269,13 @@ function choose(value, { remember = true } = {}) {
   const url = new URL(window.location.href);
   if (value) url.searchParams.set("variant", value);
   else url.searchParams.delete("variant");
+  const changed = url.searchParams.get("variant") !== new URL(window.location.href).searchParams.get("variant");
+  if (changed) url.searchParams.delete("page"); // another filter starts at its first page
   window.history.replaceState(window.history.state, "", url);
   afterRender();
   suggestVariant(value);
+  // The server filters (and pages) the list: ask it for this variant's tables.
+  if (changed) refreshState(0);
 }
 
 function setUpFilters() {
@@ -275,6 +283,14 @@ function setUpFilters() {
   filters.addEventListener("submit", (event) => event.preventDefault());
   filters.addEventListener("change", (event) => {
     if (event.target.name === "variant") choose(event.target.value);
+    if (event.target.name === "max_entry") {
+      const url = new URL(window.location.href);
+      if (event.target.value && event.target.validity.valid) url.searchParams.set("max_entry", event.target.value);
+      else url.searchParams.delete("max_entry");
+      url.searchParams.delete("page");
+      window.history.replaceState(window.history.state, "", url);
+      refreshState(0);
+    }
   });
   const params = new URLSearchParams(window.location.search);
   choose(params.has("variant") ? params.get("variant") : readStored(), {
@@ -285,6 +301,61 @@ function setUpFilters() {
 // --- the viewer's balance and seats, and the list when signed out --------------------
 
 const stateUrl = root.dataset.stateUrl;
+const FILTER_PARAMS = ["variant", "min_entry", "max_entry", "page"];
+
+// The page's filters and page, as lobby.json and the lobby socket take them.
+function filterQuery() {
+  const here = new URLSearchParams(window.location.search);
+  const query = new URLSearchParams();
+  for (const name of FILTER_PARAMS) if (here.get(name)) query.set(name, here.get(name));
+  if (selected) query.set("variant", selected);
+  else query.delete("variant");
+  const text = query.toString();
+  return text ? `?${text}` : "";
+}
+
+function matches(table) {
+  const here = new URLSearchParams(window.location.search);
+  const min = here.get("min_entry");
+  const max = here.get("max_entry");
+  if (selected && table.variant !== selected) return false;
+  if (min && table.entry_limit < Number(min)) return false;
+  if (max && table.entry_limit > Number(max)) return false;
+  return true;
+}
+
+// The lobby socket's table_added / table_changed / table_removed (docs/protocol.md §14).
+const variantOrder = Object.keys(readJSON("variant-specs") || {});
+
+function before(a, b) {
+  const va = variantOrder.indexOf(a.variant);
+  const vb = variantOrder.indexOf(b.variant);
+  if (va !== vb) return va < vb;
+  if (a.name !== b.name) return a.name < b.name;
+  return a.id < b.id;
+}
+
+function applyDiff(message) {
+  if (message.type === "table_removed") {
+    const gone = tables.find((table) => table.id === message.table);
+    if (gone) counts[gone.variant] = Math.max(0, (counts[gone.variant] || 0) - 1);
+    tables = tables.filter((table) => table.id !== message.table);
+    return message.table;
+  }
+  const row = message.table;
+  const index = tables.findIndex((table) => table.id === row.id);
+  if (index >= 0) {
+    tables[index] = row;
+  } else if (message.type === "table_added") {
+    counts[row.variant] = (counts[row.variant] || 0) + 1;
+    // Shown if it passes the filters and the page has room (the rest: the next page).
+    if (matches(row) && tables.length < PAGE_SIZE) {
+      const at = tables.findIndex((table) => before(row, table));
+      tables.splice(at < 0 ? tables.length : at, 0, row);
+    }
+  }
+  return row.id;
+}
 let stateTimer = 0;
 let stateBusy = false;
 let stateAgain = false;
@@ -296,7 +367,7 @@ async function fetchState() {
   }
   stateBusy = true;
   try {
-    const response = await fetch(stateUrl, {
+    const response = await fetch(stateUrl + filterQuery(), {
       credentials: "same-origin",
       cache: "no-store",
       headers: { Accept: "application/json" },
@@ -304,8 +375,10 @@ async function fetchState() {
     if (!response.ok) return;
     const data = await response.json();
     me = data.me;
-    if (!signedIn || !socketOpen) tables = data.tables;
+    tables = data.tables;
+    counts = data.counts || counts;
     render();
+    showPager(data);
     if (me) document.dispatchEvent(new CustomEvent("chips:balance", { detail: { balance: me.balance } }));
   } catch {
     // offline: keep what is shown; the socket's reconnect will ask again
@@ -316,6 +389,23 @@ async function fetchState() {
       refreshState();
     }
   }
+}
+
+// The next/previous links after the list was fetched again (another filter, a change).
+function showPager(data) {
+  const pager = document.getElementById("lobby-pager");
+  if (!pager || !data.pages) return;
+  pager.hidden = data.pages < 2;
+  const link = (id, page, show) => {
+    const node = document.getElementById(id);
+    const url = new URL(window.location.href);
+    url.searchParams.set("page", String(page));
+    node.href = url.search;
+    node.hidden = !show;
+  };
+  link("lobby-prev", data.page - 1, data.page > 1);
+  link("lobby-next", data.page + 1, data.page < data.pages);
+  setText(document.getElementById("lobby-page-of"), fmt(t("Страница %(page)s из %(pages)s"), data));
 }
 
 function refreshState(delay = 200) {
@@ -340,7 +430,7 @@ function connect() {
   window.clearTimeout(reconnectTimer);
   const scheme = window.location.protocol === "https:" ? "wss" : "ws";
   setLive("connecting", t("Подключение…"));
-  socket = new WebSocket(`${scheme}://${window.location.host}/ws/lobby/`);
+  socket = new WebSocket(`${scheme}://${window.location.host}/ws/lobby/${filterQuery()}`);
   socket.addEventListener("open", () => {
     attempt = 0;
     socketOpen = true;
@@ -355,8 +445,14 @@ function connect() {
     }
     if (message.type === "lobby" && Array.isArray(message.tables)) {
       tables = message.tables;
+      counts = message.counts || counts;
       render();
       refreshState(); // seats and balances change with the tables
+    } else if (["table_added", "table_changed", "table_removed"].includes(message.type)) {
+      const id = applyDiff(message);
+      render();
+      // The viewer's seats and balance change with the tables they sit at.
+      if (me && me.seats.some((seat) => seat.table === id)) refreshState();
     }
   });
   socket.addEventListener("close", (event) => {

@@ -225,11 +225,12 @@ def test_lobby_page_offers_a_seat_and_a_way_back(client, make_user):
 
 
 @pytest.mark.django_db
-def test_lobby_filter_from_the_query_hides_other_variants(client, demo_tables):
+def test_lobby_filter_from_the_query_lists_only_that_variant(client, demo_tables):
     html = client.get(reverse("lobby") + "?variant=salon").content.decode()
-    salon_row = f'data-table-id="{demo_tables["salon"].pk}" data-variant="salon">'
-    banker_row = f'data-table-id="{demo_tables["banker36"].pk}" data-variant="banker36" hidden>'
-    assert salon_row in html and banker_row in html
+    assert f'data-table-id="{demo_tables["salon"].pk}" data-variant="salon">' in html
+    assert f'data-table-id="{demo_tables["banker36"].pk}"' not in html
+    # The variants' counts are of every table, not only the shown ones.
+    assert 'data-count="banker36">1</span>' in html and 'data-count="">4</span>' in html
 
 
 @pytest.mark.django_db
@@ -244,6 +245,7 @@ def test_lobby_state_json_for_a_visitor_and_a_player(client, make_user):
     assert me == {
         "balance": 10_000,
         "seats": [{"table": table.pk, "name": "Салон", "variant": "salon", "leaving": False}],
+        "tables": [],
     }
 
 
@@ -392,6 +394,9 @@ def _row(tables: list[dict], table_id: int) -> dict | None:
     return next((t for t in tables if t["id"] == table_id), None)
 
 
+LOBBY_PUSHES = ("lobby", "table_added", "table_changed", "table_removed")
+
+
 class LobbySocket:
     """A signed-in lobby connection and the newest table list it was sent."""
 
@@ -399,6 +404,7 @@ class LobbySocket:
         self.comm = communicator
         self.tables: list[dict] = []
         self.pushes = 0
+        self.ids_seen: set[int] = set()  # the tables any diff was about
 
     @classmethod
     async def open(cls, user, language: str = "") -> LobbySocket:
@@ -421,9 +427,19 @@ class LobbySocket:
         return socket
 
     async def receive(self) -> dict:
+        """The next message; the list and the diffs applied to `tables` as a client does."""
         message = await self.comm.receive_json_from(timeout=5)
-        if message["type"] == "lobby":
+        kind = message["type"]
+        if kind == "lobby":
             self.tables = message["tables"]
+        elif kind in ("table_added", "table_changed"):
+            row = message["table"]
+            self.ids_seen.add(row["id"])
+            self.tables = [t for t in self.tables if t["id"] != row["id"]] + [row]
+        elif kind == "table_removed":
+            self.ids_seen.add(message["table"])
+            self.tables = [t for t in self.tables if t["id"] != message["table"]]
+        if kind in LOBBY_PUSHES:
             self.pushes += 1
         return message
 
@@ -447,7 +463,7 @@ class LobbySocket:
         await self.comm.send_json_to(message)
         while True:
             answer = await self.receive()
-            if answer["type"] != "lobby":
+            if answer["type"] not in LOBBY_PUSHES:
                 return answer
 
 
@@ -508,12 +524,14 @@ async def test_ws_lobby_pushes_a_table_opened_filled_started_and_closed(make_use
     for socket in (watcher, english, opener):
         await socket.until(lambda ts: _row(ts, tid) is None, "the table gone")
 
-    # A private table is never listed, not even to its opener.
+    # A private table is never listed, not even to its opener: no diff names it, while
+    # the public table opened after it arrives.
     private = await opener.send({"type": "open_table", "variant": "salon", "private": True})
     assert private["type"] == "table_opened" and private["invite"]
-    pushes = watcher.pushes
-    await watcher.until(lambda ts: watcher.pushes > pushes, "a push after the private table")
+    public = await opener.send({"type": "open_table", "variant": "salon"})
+    await watcher.until(lambda ts: _row(ts, public["table"]) is not None, "the public table")
     assert watcher.row(private["table"]) is None
+    assert private["table"] not in watcher.ids_seen | opener.ids_seen
     for socket in (opener, watcher, english):
         await socket.comm.disconnect()
     for player in players:
@@ -532,20 +550,22 @@ async def test_the_lobby_list_is_built_only_while_someone_is_in_the_lobby(monkey
     monkeypatch.setattr(broadcast, "get_channel_layer", lambda: layer)
     built: list[int] = []
 
-    def message() -> dict:
+    def message(changes: dict) -> dict:
         built.append(1)
-        return {"type": "lobby.changed", "tables": {}}
+        return {"type": "lobby.diff", "tables": {}, "added": [], "removed": list(changes)}
 
     monkeypatch.setattr(broadcast, "_lobby_message", message)
     loop = asyncio.get_running_loop()
     try:
+        broadcast._lobby_due[loop] = {7: False}
         await broadcast._lobby_send(loop)
         assert built == []  # nobody to send it to: not built
         listener = await layer.new_channel()
         await layer.group_add(broadcast.LOBBY_GROUP, listener)
+        broadcast._lobby_due[loop] = {7: False}
         await broadcast._lobby_send(loop)
         assert built == [1]
         received = await asyncio.wait_for(layer.receive(listener), 2)
-        assert received == {"type": "lobby.changed", "tables": {}}
+        assert received == {"type": "lobby.diff", "tables": {}, "added": [], "removed": [7]}
     finally:
         await layer.flush()

@@ -1,0 +1,271 @@
+"""A public lobby's limits on opening tables (issue 17): how many tables a player may have
+open at once and how many they may open per hour — one check in services.table_open, met
+the same way by the lobby's form and its socket's `open_table`."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.core.cache import cache
+from django.db import connection, connections
+from django.urls import reverse
+
+from tables import services
+from tables.models import Table
+from tables.services import PlayError, table_close, table_create, table_open
+from tests.tables.test_ws_errors_more import lobby, lobby_answer
+
+
+@pytest.fixture(autouse=True)
+def _limits(settings: Any) -> None:
+    settings.TABLES_OPEN_PER_USER = 3
+    settings.TABLE_OPENS_PER_HOUR = 10
+    # The hourly counters live in the shared cache (Redis between runs, where user ids
+    # start again at 1 in a new test database).
+    cache.clear()
+
+
+def _own_tables(user: Any, n: int) -> list[Table]:
+    return [table_create(created_by=user, variant="classic", name=f"Мой {i}") for i in range(n)]
+
+
+@pytest.mark.django_db
+def test_a_player_with_three_open_tables_cannot_open_a_fourth_with_the_form(client, make_user):
+    player = make_user()
+    _own_tables(player, 3)
+    client.force_login(player)
+    response = client.post(reverse("table_new"), {"variant": "salon", "name": "Четвёртый"})
+    assert response.status_code == 400
+    assert "У вас уже открыто столов: 3, больше нельзя. Закройте один из них." in (
+        response.content.decode()
+    )
+    assert Table.objects.filter(created_by=player).count() == 3
+
+    client.cookies["django_language"] = "en"
+    english = client.post(reverse("table_new"), {"variant": "salon"}).content.decode()
+    assert "You already have 3 tables open, the most allowed. Close one of them." in english
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_with_three_open_tables_cannot_open_a_fourth_over_the_socket(make_user):
+    player = await database_sync_to_async(make_user)()
+    await database_sync_to_async(_own_tables)(player, 3)
+    comm = await lobby(player)
+    answer = await lobby_answer(comm, {"type": "open_table", "variant": "salon"})
+    assert answer["type"] == "error" and answer["code"] == "too_many_tables", answer
+    assert "3" in answer["message"]
+    count = await database_sync_to_async(Table.objects.filter(created_by=player).count)()
+    assert count == 3
+    await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_closed_tables_do_not_count_and_staff_have_no_limit(make_user):
+    player = make_user()
+    tables = _own_tables(player, 3)
+    with pytest.raises(PlayError) as refused:
+        table_open(by=player, variant="classic")
+    assert refused.value.code == "too_many_tables"
+    table_close(table=tables[0])
+    assert table_open(by=player, variant="classic").created_by == player
+
+    admin = make_user(is_staff=True)
+    _own_tables(admin, 3)
+    for _ in range(3):
+        table_open(by=admin, variant="classic")
+    assert Table.objects.filter(created_by=admin).count() == 6
+
+
+@pytest.mark.django_db
+def test_opening_faster_than_the_hourly_rate_is_refused_and_a_refused_table_is_not_counted(
+    settings, make_user, client
+):
+    settings.TABLES_OPEN_PER_USER = 100
+    settings.TABLE_OPENS_PER_HOUR = 2
+    player = make_user()
+    with pytest.raises(PlayError) as bad:
+        table_open(by=player, variant="salon", min_bet=50, max_bet=10)
+    assert bad.value.code == "bad_table"
+    table_open(by=player, variant="classic")
+    table_open(by=player, variant="classic")
+    with pytest.raises(PlayError) as refused:
+        table_open(by=player, variant="classic")
+    assert refused.value.code == "rate_limited"
+    assert "не больше 2 в час" in refused.value.message
+    assert Table.objects.filter(created_by=player).count() == 2
+
+    # The form meets the same refusal, on the page.
+    client.force_login(player)
+    response = client.post(reverse("table_new"), {"variant": "classic"})
+    assert response.status_code == 400
+    assert "Слишком много новых столов: не больше 2 в час." in response.content.decode()
+    # Another player is not slowed down by this one.
+    assert table_open(by=make_user(), variant="classic")
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
+    postgres, make_user, monkeypatch
+):
+    assert connection.vendor == "postgresql"
+    player = make_user()
+    _own_tables(player, 2)  # one more allowed
+    # Each open waits inside its transaction, after counting, for the other to get as
+    # far: without a lock both count two tables and both open a third. With the lock the
+    # second waits for the first to commit, the first gives up waiting, and the second
+    # then counts three.
+    both_counted = threading.Barrier(2, timeout=5)
+    create = services.table_create
+
+    def create_after_the_other(**fields: Any) -> Table:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_counted.wait()
+        return create(**fields)
+
+    monkeypatch.setattr(services, "table_create", create_after_the_other)
+
+    def open_one() -> Any:
+        try:
+            return table_open(by=player, variant="classic")
+        except PlayError as error:
+            return error.code
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _i: open_one(), range(2)))
+    assert sorted(r if isinstance(r, str) else "opened" for r in results) == [
+        "opened",
+        "too_many_tables",
+    ]
+    assert Table.objects.filter(created_by=player, status=Table.Status.OPEN).count() == 3
+
+
+# --- the lobby's list: capped, paginated, filtered in the database ------------------------
+
+
+def _many_tables(n: int) -> None:
+    """n public tables at once (bulk: the lobby's validation is not what is tested)."""
+    Table.objects.bulk_create(
+        Table(variant="classic", name=f"Стол {i:03}", seat_count=6, entry_limit=0, match_length=5)
+        for i in range(n)
+    )
+
+
+@pytest.mark.django_db
+def test_lobby_json_is_capped_at_a_page_with_the_rest_on_the_next_pages(client):
+    from tables.selectors import LOBBY_PAGE_SIZE
+
+    _many_tables(LOBBY_PAGE_SIZE + 5)
+    first = client.get(reverse("lobby_state")).json()
+    assert len(first["tables"]) == LOBBY_PAGE_SIZE == 50
+    assert (first["page"], first["pages"], first["total"]) == (1, 2, 55)
+    assert first["counts"]["classic"] == 55
+    second = client.get(reverse("lobby_state"), {"page": 2}).json()
+    assert [t["name"] for t in second["tables"]] == [f"Стол {i:03}" for i in range(50, 55)]
+    # A page past the end is the last one.
+    assert client.get(reverse("lobby_state"), {"page": 9}).json()["page"] == 2
+
+
+@pytest.mark.django_db
+def test_lobby_json_filters_by_variant_and_entry_limit_in_the_database(client):
+    table_create(variant="banker36", name="Банк", stake=20, entry_limit=200)
+    table_create(variant="salon", name="Салон", min_bet=5, max_bet=50, entry_limit=60)
+    table_create(variant="classic", name="Классика-7", match_length=7)
+    table_create(variant="blackjack", name="Закрытый")
+
+    def names(**query: Any) -> list[str]:
+        return [t["name"] for t in client.get(reverse("lobby_state"), query).json()["tables"]]
+
+    assert names(variant="salon") == ["Салон"]
+    # Entry limits 0, 60 and 0 (banker36's is 200).
+    assert names(max_entry=100) == ["Классика-7", "Салон", "Закрытый"]
+    assert names(min_entry=100) == ["Банк"]
+    assert names(variant="banker36", max_entry=100) == []
+    answer = client.get(reverse("lobby_state"), {"variant": "poker", "max_entry": "x"})
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_filter"
+    assert "Лимит входа до" in answer.json()["error"]["message"]
+
+
+@pytest.mark.django_db
+def test_the_lobby_page_shows_fifty_tables_with_a_link_to_the_next_page(client):
+    _many_tables(60)
+    html = client.get(reverse("lobby")).content.decode()
+    assert html.count("<tr data-table-id=") == 50
+    assert 'rel="next" href="?page=2"' in html and "Страница 1 из 2" in html
+    html = client.get(reverse("lobby"), {"page": 2, "max_entry": 0}).content.decode()
+    assert html.count("<tr data-table-id=") == 10
+    assert 'rel="prev" href="?page=1&amp;max_entry=0"' in html
+
+
+@pytest.mark.django_db
+def test_the_viewers_own_and_seated_tables_are_listed_whatever_the_page(client, make_user):
+    player = make_user()
+    _many_tables(60)
+    mine = table_create(created_by=player, variant="salon", name="Мой частный", private=True)
+    client.force_login(player)
+    html = client.get(reverse("lobby")).content.decode()
+    assert f'<a href="{reverse("table", args=[mine.pk])}">Мой частный</a>' in html
+    me = client.get(reverse("lobby_state")).json()["me"]
+    assert me["tables"] == [
+        {
+            "table": mine.pk,
+            "name": "Мой частный",
+            "variant": "salon",
+            "private": True,
+            "seated": False,
+        }
+    ]
+
+
+# --- the lobby socket: the list once, then what changed ---------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_lobby_socket_gets_each_change_as_an_added_changed_or_removed_table(make_user):
+    from tests.tables.test_lobby import LobbySocket
+
+    ann, bob = await database_sync_to_async(lambda: (make_user("ann"), make_user("bob")))()
+    other = await database_sync_to_async(table_create)(variant="salon", name="Другой")
+    watcher = await LobbySocket.open(bob)
+    assert [t["id"] for t in watcher.tables] == [other.pk]  # the first message: the list
+
+    async def next_diff() -> dict:
+        while True:
+            message = await watcher.comm.receive_json_from(timeout=5)
+            assert message["type"] != "lobby", "the whole list again"
+            return message
+
+    table = await database_sync_to_async(table_open)(by=ann, variant="banker36", name="Новый")
+    added = await next_diff()
+    assert added["type"] == "table_added" and added["table"]["id"] == table.pk
+    assert (added["table"]["name"], added["table"]["seats_taken"]) == ("Новый", 0)
+
+    await database_sync_to_async(services.seat_take)(table=table, player=ann)
+    changed = await next_diff()
+    assert changed == {"type": "table_changed", "table": {**added["table"], "seats_taken": 1}}
+
+    await database_sync_to_async(table_close)(table=table)
+    assert await next_diff() == {"type": "table_removed", "table": table.pk}
+    await watcher.comm.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_sockets_first_list_is_one_filtered_page(make_user):
+    from tests.tables.test_lobby import LobbySocket
+
+    user = await database_sync_to_async(make_user)()
+    await database_sync_to_async(_many_tables)(55)
+    socket = await LobbySocket.open(user)
+    assert len(socket.tables) == 50
+    await socket.comm.disconnect()
