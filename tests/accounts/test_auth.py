@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core import mail
 from django.urls import reverse
 
@@ -183,3 +184,33 @@ def test_statement_is_newest_first_and_paginated(client, make_user):
     second = client.get(reverse("chips") + "?page=2")
     rest = [e.reason for e, _a, _b in second.context["rows"]]
     assert len(rest) == 6 and rest[-1] == "welcome_grant"
+
+
+class CountingHasher(MD5PasswordHasher):
+    """The tests' hasher, counting the passwords it hashes."""
+
+    encoded = 0
+
+    def encode(self, password: str, salt: str) -> str:
+        CountingHasher.encoded += 1
+        return super().encode(password, salt)
+
+
+def test_sign_up_hashes_the_password_once_whether_or_not_the_e_mail_is_taken(
+    client, make_user, settings
+):
+    settings.PASSWORD_HASHERS = [f"{__name__}.CountingHasher"]
+    make_user("boris", email="boris@example.com")
+    hashed = {}
+    for name, email in (("fresh", "fresh@example.com"), ("boris2", "Boris@example.com")):
+        client.post(reverse("logout"))
+        CountingHasher.encoded = 0
+        response = client.post(
+            reverse("signup"),
+            {"username": name, "email": email, "password1": PASSWORD, "password2": PASSWORD},
+        )
+        assert response.status_code == 302
+        hashed[email] = CountingHasher.encoded
+    # The same work on both paths: a taken address is not slower to answer.
+    assert hashed == {"fresh@example.com": 1, "Boris@example.com": 1}
+    assert User.objects.get(username="boris2").check_password(PASSWORD)
