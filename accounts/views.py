@@ -1,7 +1,9 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import PasswordResetForm
 from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -19,6 +21,8 @@ from accounts.throttling import throttle_count, throttle_hit, throttle_release
 STATEMENT_PAGE_SIZE = 25
 # The throttles' counts (accounts.throttling), each per hour.
 SIGNUP_SCOPE = "signup"  # accounts made, per client address
+RESET_ADDRESS_SCOPE = "reset-client"  # reset requests, per client address
+RESET_EMAIL_SCOPE = "reset-email"  # reset requests, per target e-mail address
 
 
 def _client_address(request: HttpRequest) -> str:
@@ -65,6 +69,32 @@ def signup(request: HttpRequest) -> HttpResponse:
         )
         return redirect("chips")
     return render(request, "registration/signup.html", {"form": form})
+
+
+class ThrottledPasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset, with reset e-mail limited per client address and per
+    target address (each a count per hour, settings.py).
+
+    Both counts are taken for every well-formed request, whether the address has an
+    account or not, so the refusal says nothing about which addresses are registered.
+    The target's count is taken only when the client is within its own: one client over
+    its limit cannot use up someone's resets."""
+
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
+        by_client = throttle_hit(
+            scope=RESET_ADDRESS_SCOPE,
+            subject=_client_address(self.request),
+            limit=settings.PASSWORD_RESET_LIMIT_PER_HOUR,
+        )
+        if not by_client.allowed or not (
+            throttle_hit(
+                scope=RESET_EMAIL_SCOPE,
+                subject=str(form.cleaned_data["email"]).strip().lower(),
+                limit=settings.PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR,
+            ).allowed
+        ):
+            return render(self.request, "registration/password_reset_throttled.html", status=429)
+        return super().form_valid(form)
 
 
 def _signed(entry: LedgerEntry, wallet_id: int) -> tuple[int, int]:
