@@ -260,13 +260,14 @@ def _user_create(*, username: str, email: str, password_hash: str) -> Any:
 
 def _tell_address_owner(owner: Any, new_username: str) -> None:
     from django.conf import settings
-    from django.core.mail import send_mail
     from django.utils import translation
 
+    from accounts.tasks import mail_send
+
     with translation.override(settings.LANGUAGE_CODE):
-        send_mail(
-            _("Регистрация с вашим адресом"),
-            _(
+        mail_send.delay(
+            subject=_("Регистрация с вашим адресом"),
+            body=_(
                 "Кто-то (возможно, вы) зарегистрировал на «Двадцать одно» игрока "
                 "«%(new)s», указав ваш адрес. Но этот адрес уже принадлежит вашему игроку "
                 "«%(owner)s», поэтому к новому игроку он не привязан.\n\n"
@@ -274,8 +275,7 @@ def _tell_address_owner(owner: Any, new_username: str) -> None:
                 "Если нет — ничего делать не нужно."
             )
             % {"new": new_username, "owner": owner.username},
-            None,
-            [owner.email],
+            to=[owner.email],
         )
 
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts.forms import SignUpForm
+from accounts.forms import MailLaterPasswordResetForm, SignUpForm
 from accounts.models import Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
 from accounts.throttling import throttle_count, throttle_hit, throttle_release
@@ -79,6 +79,8 @@ class ThrottledPasswordResetView(auth_views.PasswordResetView):
     account or not, so the refusal says nothing about which addresses are registered.
     The target's count is taken only when the client is within its own: one client over
     its limit cannot use up someone's resets."""
+
+    form_class = MailLaterPasswordResetForm
 
     def form_valid(self, form: PasswordResetForm) -> HttpResponse:
         by_client = throttle_hit(
