@@ -1,10 +1,12 @@
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import BaseUserCreationForm
+from django.contrib.auth.forms import BaseUserCreationForm, PasswordResetForm
+from django.template import loader
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.tasks import mail_send
 
 
 class SignUpForm(BaseUserCreationForm):  # type: ignore[type-arg]
@@ -31,6 +33,33 @@ class SignUpForm(BaseUserCreationForm):  # type: ignore[type-arg]
         # A taken address is not refused here: that would tell anyone which addresses
         # have accounts. accounts.services.player_register deals with it.
         return str(self.cleaned_data["email"]).strip()
+
+
+class MailLaterPasswordResetForm(PasswordResetForm):
+    """Django's reset form; the link is rendered here and mailed by the worker
+    (accounts.tasks), so that a registered address is not the one slow to answer."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        subject = "".join(loader.render_to_string(subject_template_name, context).splitlines())
+        mail_send.delay(
+            subject=subject,
+            body=loader.render_to_string(email_template_name, context),
+            to=[to_email],
+            from_email=from_email,
+            html=(
+                loader.render_to_string(html_email_template_name, context)
+                if html_email_template_name
+                else ""
+            ),
+        )
 
 
 class ChipsAdjustForm(forms.Form):

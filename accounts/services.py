@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils.translation import gettext as _
@@ -228,28 +229,45 @@ def player_register(*, username: str, email: str, password: str) -> Any:
     would then tell anyone which addresses are registered. The new account is made
     without an address, exactly as the page would show any sign-up, and the address's
     owner gets a note by e-mail instead (they may have forgotten they have an account).
+
+    The password is hashed once, before either insert: hashed again for the second, a
+    taken address took one more hashing's time (about a second with the real hasher) to
+    answer, which told what the page does not.
     """
+    password_hash = make_password(password)
     try:
         with transaction.atomic():
-            return User.objects.create_user(username=username, email=email, password=password)
+            return _user_create(username=username, email=email, password_hash=password_hash)
     except IntegrityError:
         owner = User.objects.filter(email__iexact=email).first() if email else None
         if owner is None:
             raise  # the user name was taken meanwhile: the caller's form says so
-    user = User.objects.create_user(username=username, email="", password=password)
+    user = _user_create(username=username, email="", password_hash=password_hash)
     transaction.on_commit(lambda: _tell_address_owner(owner, username))
+    return user
+
+
+def _user_create(*, username: str, email: str, password_hash: str) -> Any:
+    # UserManager.create_user's steps, with the password already hashed.
+    user = User(
+        username=User.normalize_username(username),
+        email=User.objects.normalize_email(email),
+        password=password_hash,
+    )
+    user.save()
     return user
 
 
 def _tell_address_owner(owner: Any, new_username: str) -> None:
     from django.conf import settings
-    from django.core.mail import send_mail
     from django.utils import translation
 
+    from accounts.tasks import mail_send
+
     with translation.override(settings.LANGUAGE_CODE):
-        send_mail(
-            _("Регистрация с вашим адресом"),
-            _(
+        mail_send.delay(
+            subject=_("Регистрация с вашим адресом"),
+            body=_(
                 "Кто-то (возможно, вы) зарегистрировал на «Двадцать одно» игрока "
                 "«%(new)s», указав ваш адрес. Но этот адрес уже принадлежит вашему игроку "
                 "«%(owner)s», поэтому к новому игроку он не привязан.\n\n"
@@ -257,8 +275,7 @@ def _tell_address_owner(owner: Any, new_username: str) -> None:
                 "Если нет — ничего делать не нужно."
             )
             % {"new": new_username, "owner": owner.username},
-            None,
-            [owner.email],
+            to=[owner.email],
         )
 
 

@@ -1,12 +1,11 @@
-import contextlib
-import time
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
+from django.contrib.auth.forms import PasswordResetForm
 from django.core.paginator import Paginator
+from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.formats import number_format
@@ -14,44 +13,54 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts.forms import SignUpForm
+from accounts.forms import MailLaterPasswordResetForm, SignUpForm
 from accounts.models import Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
+from accounts.throttling import throttle_count, throttle_hit, throttle_release
 
 STATEMENT_PAGE_SIZE = 25
+# The throttles' counts (accounts.throttling), each per hour.
+SIGNUP_SCOPE = "signup"  # accounts made, per client address
+RESET_ADDRESS_SCOPE = "reset-client"  # reset requests, per client address
+RESET_EMAIL_SCOPE = "reset-email"  # reset requests, per target e-mail address
 
 
-def _signup_key(request: HttpRequest) -> str:
-    # The client's address (behind the proxy daphne takes it from X-Forwarded-For), in
-    # the hour's window; counted in the cache, which every web process shares on Redis.
-    return f"signups:{request.META.get('REMOTE_ADDR', '')}:{int(time.time()) // 3600}"
+def _client_address(request: HttpRequest) -> str:
+    # Behind the proxy daphne takes it from X-Forwarded-For (docs/deployment.md).
+    return str(request.META.get("REMOTE_ADDR", ""))
 
 
-def _signups_from(request: HttpRequest) -> int:
-    return int(cache.get(_signup_key(request), 0))
-
-
-def _count_signup(request: HttpRequest) -> None:
-    key = _signup_key(request)
-    cache.add(key, 0, timeout=3600)
-    with contextlib.suppress(ValueError):  # the window ended between add and incr
-        cache.incr(key)
+def _signup_throttled(request: HttpRequest) -> HttpResponse:
+    return render(request, "registration/signup_throttled.html", status=429)
 
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("lobby")
-    if request.method == "POST" and _signups_from(request) >= settings.SIGNUP_LIMIT_PER_HOUR:
-        return render(request, "registration/signup_throttled.html", status=429)
+    address = _client_address(request)
+    limit = settings.SIGNUP_LIMIT_PER_HOUR
+    # A read, to spare an address already over its limit the form's work; what holds the
+    # limit is the atomic count below, taken before the account is made.
+    if request.method == "POST" and throttle_count(scope=SIGNUP_SCOPE, subject=address) >= limit:
+        return _signup_throttled(request)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = player_register(
-            username=form.cleaned_data["username"],
-            email=form.cleaned_data["email"],
-            password=form.cleaned_data["password1"],
-        )
-        _count_signup(request)
+        hit = throttle_hit(scope=SIGNUP_SCOPE, subject=address, limit=limit)
+        if not hit.allowed:
+            return _signup_throttled(request)
+        try:
+            user = player_register(
+                username=form.cleaned_data["username"],
+                email=form.cleaned_data["email"],
+                password=form.cleaned_data["password1"],
+            )
+        except IntegrityError:
+            # The name was taken between the form's check and the insert: nothing was
+            # made, so the attempt does not count.
+            throttle_release(hit)
+            form.add_error("username", _("Это имя уже занято."))
+            return render(request, "registration/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(
             request,
@@ -60,6 +69,34 @@ def signup(request: HttpRequest) -> HttpResponse:
         )
         return redirect("chips")
     return render(request, "registration/signup.html", {"form": form})
+
+
+class ThrottledPasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset, with reset e-mail limited per client address and per
+    target address (each a count per hour, settings.py).
+
+    Both counts are taken for every well-formed request, whether the address has an
+    account or not, so the refusal says nothing about which addresses are registered.
+    The target's count is taken only when the client is within its own: one client over
+    its limit cannot use up someone's resets."""
+
+    form_class = MailLaterPasswordResetForm
+
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
+        by_client = throttle_hit(
+            scope=RESET_ADDRESS_SCOPE,
+            subject=_client_address(self.request),
+            limit=settings.PASSWORD_RESET_LIMIT_PER_HOUR,
+        )
+        if not by_client.allowed or not (
+            throttle_hit(
+                scope=RESET_EMAIL_SCOPE,
+                subject=str(form.cleaned_data["email"]).strip().lower(),
+                limit=settings.PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR,
+            ).allowed
+        ):
+            return render(self.request, "registration/password_reset_throttled.html", status=429)
+        return super().form_valid(form)
 
 
 def _signed(entry: LedgerEntry, wallet_id: int) -> tuple[int, int]:

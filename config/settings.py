@@ -166,7 +166,8 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # The cache holds short-lived counters shared by every web process: the per-user message
-# budget of the sockets (tables/consumers.py). On Redis when there is one, so that all the
+# budget of the sockets (tables/consumers.py) and the sign-up and password-reset limits
+# (accounts/throttling.py). On Redis when there is one, so that all the
 # processes behind a load balancer count together; in-process memory when embedded.
 CACHES = {
     "default": (
@@ -246,6 +247,11 @@ AXES_LOCKOUT_TEMPLATE = "security/locked_out.html"
 # New accounts per client address per hour (each gets the welcome chips: throwaway
 # accounts to funnel chips from are what this slows down). Beyond it: HTTP 429.
 SIGNUP_LIMIT_PER_HOUR = env.int("SIGNUP_LIMIT_PER_HOUR", default=5)
+# Password-reset requests per client address, and per target e-mail address, per hour
+# (each sends a mail: a flood of them is spam from our server, and guessing material).
+# Beyond either: HTTP 429, counted alike for registered and unknown addresses.
+PASSWORD_RESET_LIMIT_PER_HOUR = env.int("PASSWORD_RESET_LIMIT_PER_HOUR", default=5)
+PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR = env.int("PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR", default=3)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core import mail
 from django.urls import reverse
 
@@ -183,3 +184,77 @@ def test_statement_is_newest_first_and_paginated(client, make_user):
     second = client.get(reverse("chips") + "?page=2")
     rest = [e.reason for e, _a, _b in second.context["rows"]]
     assert len(rest) == 6 and rest[-1] == "welcome_grant"
+
+
+class CountingHasher(MD5PasswordHasher):
+    """The tests' hasher, counting the passwords it hashes."""
+
+    encoded = 0
+
+    def encode(self, password: str, salt: str) -> str:
+        CountingHasher.encoded += 1
+        return super().encode(password, salt)
+
+
+def test_sign_up_hashes_the_password_once_whether_or_not_the_e_mail_is_taken(
+    client, make_user, settings
+):
+    settings.PASSWORD_HASHERS = [f"{__name__}.CountingHasher"]
+    make_user("boris", email="boris@example.com")
+    hashed = {}
+    for name, email in (("fresh", "fresh@example.com"), ("boris2", "Boris@example.com")):
+        client.post(reverse("logout"))
+        CountingHasher.encoded = 0
+        response = client.post(
+            reverse("signup"),
+            {"username": name, "email": email, "password1": PASSWORD, "password2": PASSWORD},
+        )
+        assert response.status_code == 302
+        hashed[email] = CountingHasher.encoded
+    # The same work on both paths: a taken address is not slower to answer.
+    assert hashed == {"fresh@example.com": 1, "Boris@example.com": 1}
+    assert User.objects.get(username="boris2").check_password(PASSWORD)
+
+
+@pytest.fixture
+def queued_mail(monkeypatch):
+    """The mail handed to the worker (accounts.tasks.mail_send), held instead of sent."""
+    from accounts.tasks import mail_send
+
+    queued: list[dict] = []
+    monkeypatch.setattr(mail_send, "delay", lambda **kwargs: queued.append(kwargs))
+    return queued
+
+
+def test_the_note_to_a_taken_addresss_owner_is_mailed_by_the_worker_not_the_request(
+    client, make_user, queued_mail, django_capture_on_commit_callbacks
+):
+    make_user("boris", email="boris@example.com")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("signup"),
+            {
+                "username": "boris2",
+                "email": "boris@example.com",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+            },
+        )
+    # Sent in the request, the mail server's round trip would time the taken address.
+    assert mail.outbox == []
+    (note,) = queued_mail
+    assert note["to"] == ["boris@example.com"] and "«boris»" in note["body"]
+
+
+def test_the_password_reset_link_is_mailed_by_the_worker_not_the_request(
+    client, make_user, queued_mail
+):
+    make_user("dina", email="dina@example.com")
+    assert client.post(reverse("password_reset"), {"email": "dina@example.com"}).status_code == 302
+    assert mail.outbox == []
+    (link,) = queued_mail
+    assert link["to"] == ["dina@example.com"] and "/password/reset/" in link["body"]
+    from accounts.tasks import mail_send
+
+    mail_send.run(**link)  # what the worker does with it
+    assert mail.outbox[0].to == ["dina@example.com"] and mail.outbox[0].body == link["body"]

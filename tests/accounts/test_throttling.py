@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
+from django.core import mail
 from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
@@ -54,15 +57,6 @@ def test_a_successful_sign_in_resets_the_count(client, make_user):
 def test_sign_ups_from_one_address_are_limited_per_hour(client, settings):
     settings.SIGNUP_LIMIT_PER_HOUR = 2
     address = "198.51.100.77"
-    # The counts live in the cache, which is Redis when REDIS_URL is set and outlives a
-    # test run: start this hour's window of both addresses from zero.
-    from django.core.cache import cache
-    from django.test import RequestFactory
-
-    from accounts.views import _signup_key
-
-    for each in (address, "198.51.100.78"):
-        cache.delete(_signup_key(RequestFactory().post("/", REMOTE_ADDR=each)))
 
     def sign_up(name: str):
         client.post(reverse("logout"))
@@ -98,3 +92,92 @@ def test_sign_ups_from_one_address_are_limited_per_hour(client, settings):
         REMOTE_ADDR="198.51.100.78",
     )
     assert other.status_code == 302
+
+
+def test_a_name_taken_between_the_check_and_the_insert_is_refused_by_the_form_and_not_counted(
+    client, make_user, monkeypatch
+):
+    from accounts import views
+    from accounts.models import User
+    from accounts.throttling import throttle_count
+
+    real_register = views.player_register
+
+    def register_after_a_rival(**kwargs):
+        # Another sign-up takes the name after this one's form checked it.
+        make_user(kwargs["username"])
+        return real_register(**kwargs)
+
+    monkeypatch.setattr(views, "player_register", register_after_a_rival)
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "rival",
+            "email": "second@example.com",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+        REMOTE_ADDR="198.51.100.90",
+    )
+    assert response.status_code == 200
+    assert response.context["form"].errors["username"] == ["Это имя уже занято."]
+    assert list(User.objects.values_list("email", flat=True)) == ["rival@example.com"]
+    assert throttle_count(scope=views.SIGNUP_SCOPE, subject="198.51.100.90") == 0
+
+
+def _reset(client, email: str, address: str = "203.0.113.50", **headers):
+    return client.post(reverse("password_reset"), {"email": email}, REMOTE_ADDR=address, **headers)
+
+
+def _page(response) -> str:
+    # A page's CSRF tokens differ between any two responses; nothing else may.
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", response.content.decode())
+
+
+def test_password_reset_requests_are_limited_per_client_address(client, make_user, settings):
+    settings.PASSWORD_RESET_LIMIT_PER_HOUR = 2
+    make_user("dina", email="dina@example.com")
+    assert _reset(client, "dina@example.com").status_code == 302
+    assert _reset(client, "nobody@example.com").status_code == 302
+    refused = _reset(client, "other@example.com")
+    assert refused.status_code == 429
+    assert "Слишком много запросов" in refused.content.decode()
+    assert len(mail.outbox) == 1
+    # Another client may still ask, for the same address too.
+    assert _reset(client, "dina@example.com", address="198.51.100.50").status_code == 302
+    assert len(mail.outbox) == 2
+
+
+def test_password_reset_requests_are_limited_per_e_mail_from_any_address(
+    client, make_user, settings
+):
+    settings.PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR = 2
+    make_user("dina", email="dina@example.com")
+    assert _reset(client, "dina@example.com", address="198.51.100.1").status_code == 302
+    assert _reset(client, "DINA@example.com", address="198.51.100.2").status_code == 302
+    assert _reset(client, " dina@example.com", address="198.51.100.3").status_code == 429
+    assert len(mail.outbox) == 2
+    # The one client's count was taken; others' resets are untouched.
+    assert _reset(client, "gleb@example.com", address="198.51.100.3").status_code == 302
+
+
+def test_a_throttled_reset_answers_alike_for_registered_and_unknown_e_mails(
+    client, make_user, settings
+):
+    settings.PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR = 3
+    make_user("dina", email="dina@example.com")
+    for attempt in range(5):
+        known = _reset(client, "dina@example.com", address=f"198.51.100.{attempt}")
+        unknown = _reset(client, "nobody@example.com", address=f"198.51.100.{attempt}")
+        assert known.status_code == unknown.status_code == (302 if attempt < 3 else 429)
+        assert _page(known) == _page(unknown)
+        if known.status_code == 302:
+            assert known["Location"] == unknown["Location"]
+    assert len(mail.outbox) == 3  # dina's three; nobody's none
+
+
+def test_the_throttled_reset_answer_is_translated(client, settings):
+    settings.PASSWORD_RESET_LIMIT_PER_HOUR = 0
+    refused = _reset(client, "dina@example.com", HTTP_ACCEPT_LANGUAGE="en")
+    assert refused.status_code == 429
+    assert "Too many password resets have been requested" in refused.content.decode()

@@ -1,0 +1,73 @@
+"""Attempts counted per subject (a client address, an e-mail) in fixed time windows.
+
+The counts live in the shared cache (config/settings.py CACHES: Redis in production, so
+every web process counts together; local memory in embedded mode). An attempt is counted
+BEFORE the work it allows, through the cache's own atomic operations (`add` is Redis SET
+NX, `incr` is INCRBY; LocMem does both under its lock): a count that was read first and
+written after the work let twelve sign-ups posted at once all through a limit of five.
+
+Sign-up and password reset use it; sign-in is django-axes' (settings.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+HOUR = 3600
+# Every key starts so; the tests reset the counts by it.
+KEY_PREFIX = "throttle"
+
+
+@dataclass(frozen=True)
+class ThrottleHit:
+    """One counted attempt: `allowed` when it was within the limit."""
+
+    key: str
+    count: int
+    limit: int
+
+    @property
+    def allowed(self) -> bool:
+        return self.count <= self.limit
+
+
+def _key(scope: str, subject: str, window_seconds: int) -> str:
+    # The subject is hashed: an e-mail address is neither kept in the cache in clear nor
+    # able to break the key (any length, any characters).
+    digest = hashlib.sha256(subject.encode()).hexdigest()[:32]
+    return f"{KEY_PREFIX}:{scope}:{window_seconds}:{int(time.time()) // window_seconds}:{digest}"
+
+
+def throttle_count(*, scope: str, subject: str, window_seconds: int = HOUR) -> int:
+    """The attempts counted so far in this window (a read: it counts nothing)."""
+    return int(cache.get(_key(scope, subject, window_seconds), 0))
+
+
+def throttle_hit(
+    *, scope: str, subject: str, limit: int, window_seconds: int = HOUR
+) -> ThrottleHit:
+    """Count one attempt, atomically, and say whether it is within `limit`.
+
+    Refused attempts are counted too: a client that keeps trying stays refused until the
+    window ends."""
+    key = _key(scope, subject, window_seconds)
+    while True:
+        # The first attempt of a window creates the key (SET NX); the window is in the
+        # key, so the timeout only lets the cache drop it once the window is over.
+        if cache.add(key, 1, timeout=window_seconds):
+            return ThrottleHit(key=key, count=1, limit=limit)
+        try:
+            return ThrottleHit(key=key, count=int(cache.incr(key)), limit=limit)
+        except ValueError:
+            continue  # expired (or evicted) between add and incr: add it again
+
+
+def throttle_release(hit: ThrottleHit) -> None:
+    """Give back an allowed attempt whose work did not happen (it failed)."""
+    with contextlib.suppress(ValueError):  # the window's key is already gone
+        cache.decr(hit.key)
