@@ -66,7 +66,8 @@ def _refuse(command: str, message: str) -> int:
 def _verify(args: argparse.Namespace) -> int:
     """Each check of a record's fairness, in plain words, then its replay. A record whose
     server seed is not revealed yet (its game is in play) cannot be verified: it is not
-    replayed, and the status is NOT_YET."""
+    replayed, and the status is NOT_YET — unless it shows it is not in play (a seed, a
+    result, a status other than playing), which is a failed check (NOT_VERIFIED)."""
     from games import fairness
     from games.record import ReplayError, replay
 
@@ -82,6 +83,11 @@ def _verify(args: argparse.Namespace) -> int:
         return _refuse("verify", 'the record has no "fairness" object to verify')
     checks = fairness.checks(record["fairness"], record.get("seed"), record.get("variant"))
     waiting = any(passed is None for _words, passed in checks)
+    tampered = fairness.in_play_check(record) if waiting else None
+    if tampered is not None:
+        # Not "not revealed yet": it was revealed and taken out. The failed check takes
+        # the place of the wait line, and a seed nobody can check is not replayed.
+        checks = [check for check in checks if check[1] is not None] + [tampered]
     dealt = fairness.deck_check(record) if not waiting else None
     if dealt is not None:
         checks.append(dealt)

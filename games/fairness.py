@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from games.cards import shoe
+from games.errors import FAIRNESS_MISMATCH
 from games.shuffle import shuffled
 from games.variants import salon
 
@@ -193,6 +194,34 @@ def deck_check(record: Mapping[str, Any]) -> tuple[str, bool] | None:
     if position is None:
         return ("the record's deck is shuffle 0 of its seed, cut at some position", False)
     return (f"the record's deck is shuffle 0 of its seed, cut at position {position}", True)
+
+
+def in_play_check(record: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """A record whose server seed is null says its game is in play, and a record in play
+    has no seed, no stored result and (when it states one) its table's status `playing`
+    (docs/fairness.md, «Check it yourself»). One that has any of them is over or was
+    dealt from a seed, so its server seed was revealed and has been taken out: tampered,
+    not "not verifiable yet". None: the server seed is not null (nothing to check here)."""
+    fairness = record.get("fairness")
+    if not isinstance(fairness, dict) or fairness.get("server_seed") is not None:
+        return None
+    found = []
+    if record.get("seed") is not None:
+        found.append("a seed")
+    if record.get("result") is not None:
+        found.append("a stored result")
+    table = record.get("table")
+    status = table.get("status") if isinstance(table, dict) else None
+    if status is not None and status != "playing":
+        found.append(f"the status {status}")
+    if not found:
+        return None
+    listed = found[0] if len(found) == 1 else ", ".join(found[:-1]) + " and " + found[-1]
+    return (
+        f"{FAIRNESS_MISMATCH}: a record whose server seed is null is in play, with no seed, "
+        f"no result and the status playing; it has {listed}",
+        False,
+    )
 
 
 def problem(fairness: object, seed: object, variant: object) -> str | None:

@@ -581,12 +581,7 @@ class TableConsumer(  # type: ignore[misc]
         return services.session_end(table=table, player=self.user)
 
     def _close(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        if not self.user.is_staff and table.created_by_id != self.user.pk:
-            raise services.PlayError(
-                "not_host", _("Это может только ведущий стола или администратор.")
-            )
-        services.table_close(table=table)
-        return {}
+        return services.table_close_by_host(table=table, by=self.user)
 
     # Commands whose service reads the table under its lock before anything else
     # (services.game_act, services.client_seed_give): the two a game's play is made of.

@@ -29,6 +29,7 @@ def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) ->
         "name": table.name,
         "variant": table.variant,
         "status": table.status,
+        "closing": table.closing,
         "private": table.private,
         "seat_count": table.seat_count,
         "options": table.engine_options(),

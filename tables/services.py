@@ -178,22 +178,66 @@ def _may_open(by: Any) -> str | None:
 
 @transaction.atomic
 def table_close(*, table: Table) -> Table:
-    """Close a table: a game in play is voided (every stake returned), seats are freed."""
+    """Close a table now (an administrator): a game in play is voided (every stake
+    returned), seats are freed."""
     table = Table.objects.select_for_update().get(pk=table.pk)
     game = _playing(table)
-    if game is not None:
-        _end_game(table, game, _now(), status=Game.Status.VOIDED)
+    _close(table, game, _now())
+    _touch(table, game, [{"type": "table_closed"}])
+    return table
+
+
+@transaction.atomic
+def table_close_by_host(*, table: Table, by: Any) -> dict[str, Any]:
+    """The `close` command. At a chip table whose deal (salon) or bank (banker36) has
+    chips in play the table is not closed now — voiding would hand back the stakes of a
+    deal everyone has seen, the host's own included — but once that deal or bank settles
+    by the rules (`_transition`); the answer says so with `closing`. Anywhere else it
+    closes at once. Voiding a game in play is the administrators' (table_close,
+    game_void: tables/admin.py)."""
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    _require_host(table, by)
+    game = _playing(table)
+    if table.variant_spec.stakes_chips and game is not None and engine.in_play(game.state):
+        if not table.closing:
+            table.closing = True
+            table.save(update_fields=["closing"])
+            _touch(table, game, [{"type": "table_closing"}])
+        return {"closing": True}
+    _close(table, game, _now())
+    _touch(table, game, [{"type": "table_closed"}])
+    return {}
+
+
+def _close(table: Table, game: Game | None, now: datetime.datetime) -> None:
+    """Close the locked table: a game still in play is voided, an announced one dropped,
+    every seat freed."""
+    if game is not None and game.is_playing:
+        _end_game(table, game, now, status=Game.Status.VOIDED)
     if table.status != Table.Status.CLOSED or table.closed_at is None:
         table.status = Table.Status.CLOSED
         table.closed_at = timezone.now()
+    table.closing = False
     table.next_game_at = None
     table.pending = None
     table.deal_at = None
-    table.save(update_fields=["status", "closed_at", "next_game_at", "pending", "deal_at"])
+    table.save(
+        update_fields=["status", "closed_at", "closing", "next_game_at", "pending", "deal_at"]
+    )
     table.seats.all().delete()
-    _touch(table, game, [{"type": "table_closed"}])
+    _forget_seats(table)
     _lobby_changed(table)  # gone from the lobby, also when no game was in play
-    return table
+
+
+def _close_if_settled(
+    table: Table, game: Game, now: datetime.datetime, events: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A table its host is closing closes as soon as no chip is in play any more: its
+    deal or bank settled (or its game ended). The events of the change, with the close."""
+    if not table.closing or (game.is_playing and engine.in_play(game.state)):
+        return events
+    _close(table, game, now)
+    return [*events, {"type": "table_closed"}]
 
 
 @transaction.atomic
@@ -201,7 +245,8 @@ def table_reopen(*, table: Table) -> Table:
     table = Table.objects.select_for_update().get(pk=table.pk)
     table.status = Table.Status.OPEN
     table.closed_at = None
-    table.save(update_fields=["status", "closed_at"])
+    table.closing = False
+    table.save(update_fields=["status", "closed_at", "closing"])
     _touch(table, None, [])
     _lobby_changed(table, added=True)
     return table
@@ -214,9 +259,12 @@ def game_void(*, game: Game) -> Game:
     current = _playing(table)
     if current is None or current.pk != game.pk:
         raise PlayError("no_game", _("Эта игра уже окончена."))
-    _end_game(table, current, _now(), status=Game.Status.VOIDED)
+    now = _now()
+    _end_game(table, current, now, status=Game.Status.VOIDED)
     table.save(update_fields=["next_game_at"])
-    _touch(table, current, [{"type": "game_voided"}])
+    # A table its host was closing waited for this game's deal to settle; voided, it has
+    # nothing left to wait for.
+    _touch(table, current, _close_if_settled(table, current, now, [{"type": "game_voided"}]))
     return current
 
 
@@ -711,7 +759,7 @@ def _transition(
     game.actions = [*game.actions, action]
     GameEvent.objects.create(game=game, version=state["version"], action=action, events=events)
     _after(table, game, now)
-    _touch(table, game, events)
+    _touch(table, game, _close_if_settled(table, game, now, events))
     return events
 
 

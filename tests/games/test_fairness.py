@@ -233,6 +233,70 @@ def test_verify_says_a_record_in_play_is_not_verifiable_yet_and_does_not_replay_
     assert out.stderr == ""
 
 
+def _finished_with_its_server_seed_nulled() -> dict:
+    """A finished record (its seed, its replayed result, the status finished) whose
+    server seed was set back to null, as if it were still in play."""
+    from games.record import replay
+
+    record = _solo_record(revealed=True)
+    record["result"] = replay(record)["result"]
+    record["table"] = {"id": 4, "game": 2, "status": "finished"}
+    record["fairness"]["server_seed"] = None
+    return record
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ("nothing", "it has a seed, a stored result and the status finished"),
+        ("no seed", "it has a stored result and the status finished"),
+        ("no seed, no result", "it has the status finished"),
+        ("no seed, no status", "it has a stored result"),
+        ("no result, no status", "it has a seed"),
+        ("voided", "it has a seed, a stored result and the status voided"),
+    ],
+)
+def test_verify_refuses_a_record_that_is_over_or_seeded_but_hides_its_server_seed(
+    tmp_path, change, says
+):
+    """docs/fairness.md: only a record in play has a null server seed, and such a record
+    has no seed and no result. Anything else with a null server seed is tampered: exit 1,
+    fairness_mismatch — not exit 3, which would invite the reader to wait for a reveal
+    that is never coming."""
+    record = _finished_with_its_server_seed_nulled()
+    if "no seed" in change:
+        del record["seed"]
+    if "no result" in change:
+        record["result"] = None
+    if "no status" in change:
+        del record["table"]
+    if change == "voided":
+        record["table"]["status"] = "voided"
+    path = tmp_path / "nulled.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    out = _verify(str(path))
+    assert out.returncode == 1, out.stdout
+    fail = [line for line in out.stdout.splitlines() if line.startswith("FAIL")]
+    assert fail == [
+        "FAIL  fairness_mismatch: a record whose server seed is null is in play, with no "
+        f"seed, no result and the status playing; {says}"
+    ], out.stdout
+    assert out.stdout.splitlines()[-1] == "NOT verified"
+    assert "wait" not in out.stdout and "replays" not in out.stdout
+
+
+def test_verify_waits_for_a_record_in_play_that_states_its_status_playing(tmp_path):
+    """The record as the server gives it in play (its `table` with the status playing)
+    is still "not verifiable yet"."""
+    record = _solo_record(revealed=False)
+    record["table"] = {"id": 4, "game": 2, "status": "playing"}
+    path = tmp_path / "in-play.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    out = _verify(str(path))
+    assert out.returncode == 3, out.stdout
+    assert "FAIL" not in out.stdout
+
+
 def test_a_record_in_play_that_fails_a_check_it_can_make_is_not_verified(tmp_path):
     path = tmp_path / "in-play.json"
     path.write_text(json.dumps(_solo_record(revealed=False, variant="classic")), "utf-8")

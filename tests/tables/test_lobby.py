@@ -12,7 +12,7 @@ from accounts.services import chips_adjust, wallet_for
 from config.asgi import application
 from tables.models import Seat, Table
 from tables.selectors import join_state, lobby_payload, player_lobby_state
-from tables.services import SeatError, seat_take, table_close, table_create
+from tables.services import SeatError, game_void, seat_take, table_close, table_create
 
 
 @pytest.fixture
@@ -519,8 +519,17 @@ async def test_ws_lobby_pushes_a_table_opened_filled_started_and_closed(make_use
     await watcher.until(lambda ts: _row(ts, tid)["playing"] is True, "the game in play")
     assert watcher.pushes > pushes and watcher.row(tid)["seats_taken"] == 2
 
-    # Closed by its host: gone from every lobby.
-    assert (await players[0].command("close"))["type"] == "ack"
+    # Closed by its host: with the bank in play the close waits for it (issue 17, item 5);
+    # the table closes when that game ends (here an administrator voids it), and is then
+    # gone from every lobby.
+    answer = await players[0].command("close")
+    assert answer["type"] == "ack" and answer["closing"] is True
+    from tables.models import Game
+
+    game = await database_sync_to_async(
+        lambda: Game.objects.get(table_id=tid, status=Game.Status.PLAYING)
+    )()
+    await database_sync_to_async(game_void)(game=game)
     for socket in (watcher, english, opener):
         await socket.until(lambda ts: _row(ts, tid) is None, "the table gone")
 

@@ -368,6 +368,9 @@ function renderStatus() {
   let text = "";
   if (table.status === "closed") {
     text = t("Стол закрыт.");
+  } else if (table.closing) {
+    // The host's close waits for the chips in play (docs/protocol.md §9.8).
+    text = t("Ведущий закрыл стол: он закроется, когда ставки в игре будут разыграны.");
   } else if (table.pending) {
     const pending = table.pending;
     const waiting = pending.seats.filter((id) => !pending.given.includes(id) && !id.startsWith("ai:"));

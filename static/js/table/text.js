@@ -130,6 +130,8 @@ export function describeEvent(event, table) {
       return t("Сессия окончена");
     case "table_closed":
       return t("Стол закрыт");
+    case "table_closing":
+      return t("Стол закроется, когда ставки в игре будут разыграны");
     case "game_voided":
       return t("Игра отменена, ставки возвращены");
     case "round_start":
@@ -263,5 +265,5 @@ function describeSettle(event, name) {
 export const ANNOUNCED = new Set([
   "deal", "hit", "double", "split", "stand", "reveal", "dealer_draw", "banker_draw", "settle",
   "finished", "stuk", "bank_broken", "collect", "bet", "cut", "paused", "resumed", "away",
-  "session_end", "table_closed", "game_voided", "hand_over", "hand_end", "sit_out",
+  "session_end", "table_closing", "table_closed", "game_voided", "hand_over", "hand_end", "sit_out",
 ]);
