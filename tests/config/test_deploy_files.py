@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,14 @@ def compose() -> dict:
 def _command(service: dict) -> str:
     command = service["command"]
     return command if isinstance(command, str) else shlex.join(command)
+
+
+def _git(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], input=stdin, capture_output=True, text=True
+    )
 
 
 def test_compose_has_the_five_services_and_a_named_database_volume(compose):
@@ -173,6 +183,20 @@ def test_makefile_has_the_entry_points():
     assert "$(BIN)/python -m benchmarks" in text
     assert "-c requirements.lock -e '.[dev]'" in text
     assert "daphne -b $(HOST) -p $(PORT) config.asgi:application" in text
+
+
+# --- Celery beat's state file ------------------------------------------------------------
+
+
+def test_beat_state_file_is_outside_the_checkout_and_never_in_git(compose):
+    from config.celery import app
+
+    state = Path(app.conf.beat_schedule_filename)
+    assert state.is_absolute() and ROOT not in state.parents
+    beat = compose["services"]["beat"]["command"]
+    assert beat[beat.index("--schedule") + 1].startswith("/tmp/")
+    assert "celerybeat-schedule*" in (ROOT / ".gitignore").read_text().splitlines()
+    assert _git("ls-files", "celerybeat-schedule*", "**/celerybeat-schedule*").stdout == ""
 
 
 def test_ci_script_starts_services_and_requires_them():
