@@ -10,11 +10,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies first, pinned by the lock, so code changes reuse this layer.
-COPY requirements.lock ./
-RUN pip install -r requirements.lock
+# Dependencies first, so code changes reuse this layer: exactly the production lock (no
+# pytest, mypy, ruff, playwright or hypothesis), every file checked against its hash, and
+# no resolution of its own (--no-deps: the lock is already complete).
+COPY requirements/prod.txt requirements/prod.txt
+RUN pip install --require-hashes --no-deps -r requirements/prod.txt
 
 COPY . .
+
+# The project itself adds no packages; its build backend (setuptools) came from the lock.
+RUN pip install --no-deps --no-build-isolation --no-index .
 
 # collectstatic runs without the real secrets: build-time values only, never used at runtime.
 RUN SECRET_KEY=build-only-collectstatic-key-0123456789-abcdefghijklmnopqrstuvwxyz \

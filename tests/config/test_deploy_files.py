@@ -98,25 +98,156 @@ def test_compose_database_settings_come_from_env_file_variables(compose):
         assert variable in db_env and variable in example
 
 
-def test_dockerfile_installs_the_lock_collects_static_and_runs_as_non_root():
+def _dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (OP, arguments), continuation lines joined."""
     text = (ROOT / "Dockerfile").read_text()
-    instructions = [
-        line.split(None, 1)
-        for line in re.sub(r"\\\n", " ", text).splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
+    return [
+        (op.upper(), args)
+        for op, args in (
+            line.split(None, 1)
+            for line in re.sub(r"\\\n", " ", text).splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        )
     ]
-    first = instructions[0]
-    assert first == ["FROM", "python:3.11-slim"]
+
+
+def test_dockerfile_installs_the_lock_collects_static_and_runs_as_non_root():
+    instructions = _dockerfile()
+    assert instructions[0] == ("FROM", "python:3.11-slim")
     runs = [args for op, args in instructions if op == "RUN"]
-    assert any("pip install -r requirements.lock" in r for r in runs)
     assert any("manage.py collectstatic --noinput" in r for r in runs)
     users = [args.strip() for op, args in instructions if op == "USER"]
     assert users and users[-1] not in {"root", "0"}
     ops = [op for op, _ in instructions]
     assert ops.index("COPY") < ops.index("RUN")  # the lock is copied before installing
-    assert "DEBUG=false" in text  # the image is production by default
-    cmd = [args for op, args in instructions if op == "CMD"][-1]
-    assert "config.asgi:application" in cmd
+    assert "DEBUG=false" in (ROOT / "Dockerfile").read_text()  # production by default
+
+
+def test_dockerfile_installs_only_the_hashed_production_lock_then_the_project_without_deps():
+    instructions = _dockerfile()
+    installs = [
+        (index, args)
+        for index, (op, args) in enumerate(instructions)
+        if op == "RUN" and "pip install" in args
+    ]
+    assert [shlex.split(args) for _, args in installs] == [
+        ["pip", "install", "--require-hashes", "--no-deps", "-r", "requirements/prod.txt"],
+        # The project adds no packages and fetches nothing: its build backend is locked.
+        ["pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "."],
+    ]
+    # Only the lock is in the image when the dependencies are installed (the layer cache),
+    # and the project's own files come after them.
+    copies = [
+        (index, args.split()) for index, (op, args) in enumerate(instructions) if op == "COPY"
+    ]
+    assert copies[0][1] == ["requirements/prod.txt", "requirements/prod.txt"]
+    assert copies[0][0] < installs[0][0] < copies[1][0] < installs[1][0]
+    assert copies[1][1] == [".", "."]
+    assert "dev" not in " ".join(args for _, args in instructions)
+
+
+# --- the locks ---------------------------------------------------------------------------
+
+PROD_LOCK = ROOT / "requirements" / "prod.txt"
+DEV_LOCK = ROOT / "requirements" / "dev.txt"
+# Never in the image: the test, lint and browser tools (and the lock and audit tools).
+DEV_TOOLS = {"pytest", "mypy", "ruff", "playwright", "hypothesis", "uv", "pip-audit", "docker"}
+
+
+def _lock(path: Path) -> dict[str, tuple[str, frozenset[str]]]:
+    """A lock as {name: (version, hashes)}; every entry must be `name==version` + hashes."""
+    from packaging.utils import canonicalize_name
+
+    text = re.sub(r"\\\n", " ", path.read_text())
+    entries: dict[str, tuple[str, frozenset[str]]] = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = re.fullmatch(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})+)", line
+        )
+        assert match, f"{path.name}: not a hashed exact pin: {line[:80]}"
+        name, version, hashes = match.groups()
+        entries[canonicalize_name(name)] = (version, frozenset(hashes.split()))
+    return entries
+
+
+def _pyproject() -> dict:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_locks_pin_every_package_exactly_with_hashes_and_satisfy_pyproject():
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = _pyproject()
+    prod, dev = _lock(PROD_LOCK), _lock(DEV_LOCK)
+    build = [
+        line
+        for line in (ROOT / "requirements" / "build.in").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert build == project["build-system"]["requires"]
+    for lock, requirements in (
+        (prod, [*project["project"]["dependencies"], *build]),
+        (dev, [*project["project"]["optional-dependencies"]["dev"], *build]),
+    ):
+        for requirement in map(Requirement, requirements):
+            name = canonicalize_name(requirement.name)
+            assert name in lock, requirement
+            assert requirement.specifier.contains(lock[name][0], prereleases=True), requirement
+
+
+def test_production_lock_holds_no_dev_only_package_and_dev_lock_extends_it():
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    prod, dev = _lock(PROD_LOCK), _lock(DEV_LOCK)
+    dev_extra = {
+        canonicalize_name(Requirement(r).name)
+        for r in _pyproject()["project"]["optional-dependencies"]["dev"]
+    }
+    assert dev_extra >= DEV_TOOLS
+    assert (
+        set(prod) & (dev_extra | {"pytest-django", "pytest-asyncio", "pytest-playwright"}) == set()
+    )
+    # The same version and the same hashes for every package of the production lock.
+    assert {name: dev.get(name) for name in prod} == prod
+
+
+def test_production_lock_is_complete_for_an_install_without_dependency_resolution():
+    """The image installs the lock with --no-deps: every package that pyproject.toml's
+    dependencies need, transitively (as this interpreter evaluates the markers), is in it.
+    The dependencies are read from the installed packages' metadata (.venv is the dev lock,
+    which has the production lock's versions)."""
+    from importlib.metadata import distribution
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    prod = _lock(PROD_LOCK)
+    pending = [Requirement(r) for r in _pyproject()["project"]["dependencies"]]
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while pending:
+        requirement = pending.pop()
+        name = canonicalize_name(requirement.name)
+        key = (name, frozenset(requirement.extras))
+        if key in seen:
+            continue
+        seen.add(key)
+        assert name in prod, f"{name} (for {requirement}) is missing from {PROD_LOCK.name}"
+        dist = distribution(name)
+        assert canonicalize_name(dist.version) == canonicalize_name(prod[name][0]), name
+        for text in dist.requires or []:
+            needed = Requirement(text)
+            if needed.marker is None or any(
+                needed.marker.evaluate({"extra": extra}) for extra in {"", *requirement.extras}
+            ):
+                pending.append(needed)
+    assert len(seen) > len(_pyproject()["project"]["dependencies"])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -181,8 +312,26 @@ def test_makefile_has_the_entry_points():
     for target in ("run", "test", "lint", "bench", "install"):
         assert re.search(rf"^{target}:", text, re.M), target
     assert "$(BIN)/python -m benchmarks" in text
-    assert "-c requirements.lock -e '.[dev]'" in text
     assert "daphne -b $(HOST) -p $(PORT) config.asgi:application" in text
+
+
+def test_makefile_installs_the_dev_lock_with_hashes_and_regenerates_and_audits_the_locks():
+    text = (ROOT / "Makefile").read_text()
+    assert "PROD_LOCK := requirements/prod.txt" in text
+    assert "DEV_LOCK  := requirements/dev.txt" in text
+    # A changed lock reinstalls.
+    assert re.search(r"^\$\(STAMP\): pyproject.toml \$\(PROD_LOCK\) \$\(DEV_LOCK\)$", text, re.M)
+    assert "install --require-hashes --no-deps -r $(DEV_LOCK)" in text
+    assert "install --no-deps --no-build-isolation --no-index -e ." in text
+    assert "[dev]" not in text.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    for target in ("lock", "audit"):
+        assert re.search(rf"^{target}: \$\(STAMP\)$", text, re.M), target
+    lock = text.split("\nlock:", 1)[1].split("\n\n", 1)[0]
+    assert "-o $(PROD_LOCK)" in lock and "-o $(DEV_LOCK)" in lock
+    assert "--extra dev -c $(PROD_LOCK)" in lock  # dev: the production pins, plus dev's
+    assert "--generate-hashes" in text.split("UV_COMPILE :=", 1)[1].split("\n\n", 1)[0]
+    audit = text.split("\naudit:", 1)[1].split("\n\n", 1)[0]
+    assert "$(BIN)/pip-audit" in audit and "-r $(PROD_LOCK)" in audit
 
 
 # --- Celery beat's state file ------------------------------------------------------------
