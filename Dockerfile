@@ -1,5 +1,5 @@
 # The production image: daphne (web), Celery worker and beat all run from it
-# (docker-compose.yml picks the command).
+# (docker-compose.yml picks the command). The build context is .dockerignore's allow-list.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -146,6 +146,104 @@ def test_dockerfile_installs_only_the_hashed_production_lock_then_the_project_wi
     assert "dev" not in " ".join(args for _, args in instructions)
 
 
+# --- the build context: .dockerignore, by Docker's own matching rules --------------------
+
+
+def _dockerignore() -> list[str]:
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _build_context(root: Path) -> set[str]:
+    """The files `docker build` sends from `root` with the project's .dockerignore."""
+    from docker.utils.build import exclude_paths
+
+    sent = exclude_paths(str(root), _dockerignore())
+    return {path for path in sent if (root / path).is_file()}
+
+
+# What must never reach the builder, wherever it lies in the checkout.
+NEVER_SENT = [
+    ".env",
+    ".env.production",
+    "config/.env",
+    "tables/.env.local",
+    ".git/config",
+    ".git/objects/ab/cdef",
+    ".venv/bin/python",
+    ".venv/lib/python3.11/site-packages/django/__init__.py",
+    "venv/pyvenv.cfg",
+    "db.sqlite3",
+    "db.sqlite3-journal",
+    "accounts/db.sqlite3",
+    "test_twentyone.sqlite3",
+    "test_wt_x.sqlite3",
+    "celerybeat-schedule",
+    "celerybeat-schedule.bak",
+    "celerybeat-schedule.dat",
+    "celerybeat-schedule.dir",
+    "config/celerybeat-schedule.db",
+    "node_modules/axe-core/axe.js",
+    "static/node_modules/x/index.js",
+    "tables/__pycache__/models.cpython-311.pyc",
+    "games/engine.pyc",
+    ".pytest_cache/v/cache/lastfailed",
+    ".mypy_cache/3.11/games.json",
+    ".ruff_cache/content",
+    ".hypothesis/examples/x",
+    "test-artifacts/trace.zip",
+    "test-results/report.xml",
+    "staticfiles/css/site.css",
+    "media/avatar.png",
+    "twenty_one.egg-info/PKG-INFO",
+    "server.pem",
+    "config/tls.key",
+    "requirements/dev.txt",
+    "tests/test_x.py",
+    "benchmarks/live.py",
+]
+# What the image runs.
+SENT = [
+    "manage.py",
+    "pyproject.toml",
+    "requirements/prod.txt",
+    "config/settings.py",
+    "accounts/services.py",
+    "games/engine.py",
+    "tables/consumers.py",
+    "templates/base.html",
+    "static/js/table/main.js",
+    "locale/en/LC_MESSAGES/django.mo",
+]
+
+
+def test_dockerignore_keeps_secrets_vcs_venvs_databases_and_caches_out_of_the_context(
+    tmp_path: Path,
+):
+    for relative in [*NEVER_SENT, *SENT]:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("x")
+    (tmp_path / ".dockerignore").write_text((ROOT / ".dockerignore").read_text())
+    sent = _build_context(tmp_path)
+    assert set(NEVER_SENT) & sent == set()
+    assert set(SENT) <= sent
+
+
+def test_dockerignore_sends_every_tracked_file_the_image_runs_and_nothing_git_ignores():
+    sent = _build_context(ROOT)
+    tracked = set(_git("ls-files").stdout.splitlines())
+    runs = {"config", "accounts", "games", "tables", "templates", "static", "locale"}
+    needed = {path for path in tracked if path.split("/", 1)[0] in runs}
+    needed |= {"manage.py", "pyproject.toml", "requirements/prod.txt"}
+    assert needed - sent == set()
+    # Of the tracked files, only those (and the two that Docker always reads) are sent.
+    assert (sent & tracked) - needed <= {"Dockerfile", ".dockerignore"}
+    # Of this checkout's untracked files, none that git ignores (a virtualenv, a local
+    # database, caches, an .env) would be sent: exit status 1 is "none is ignored".
+    check = _git("check-ignore", "--stdin", stdin="\n".join(sorted(sent - tracked)))
+    assert check.returncode != 0 and check.stdout == "", check.stdout
+
+
 # --- the locks ---------------------------------------------------------------------------
 
 PROD_LOCK = ROOT / "requirements" / "prod.txt"
