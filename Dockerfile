@@ -30,4 +30,7 @@ RUN useradd --create-home --uid 1000 app && chown -R app:app /app
 USER app
 
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "config.asgi:application"]
+# The same as docker-compose.yml's web command (a test keeps them equal): migrations (a
+# no-op when up to date), then daphne in place of the shell (exec: it gets the stop signal)
+# with --proxy-headers, the client's address from the proxy's X-Forwarded-For.
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec daphne --proxy-headers -b 0.0.0.0 -p 8000 config.asgi:application"]

@@ -5,6 +5,7 @@ Docker cannot run on the development machines, so these files are checked by par
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -144,6 +145,16 @@ def test_dockerfile_installs_only_the_hashed_production_lock_then_the_project_wi
     assert copies[0][0] < installs[0][0] < copies[1][0] < installs[1][0]
     assert copies[1][1] == [".", "."]
     assert "dev" not in " ".join(args for _, args in instructions)
+
+
+def test_dockerfile_default_command_is_compose_web_command(compose):
+    (cmd,) = [args for op, args in _dockerfile() if op == "CMD"]
+    web = compose["services"]["web"]["command"]
+    assert json.loads(cmd) == web
+    script = web[-1]
+    assert script.index("manage.py migrate --noinput") < script.index("daphne")
+    # exec: daphne replaces the shell, so the container's stop signal reaches it.
+    assert "exec daphne --proxy-headers -b 0.0.0.0 -p 8000 config.asgi:application" in script
 
 
 # --- the build context: .dockerignore, by Docker's own matching rules --------------------
