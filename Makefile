@@ -9,14 +9,43 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run test lint format bench bench-live messages clean
+# The locks: every package at an exact version, with the hash of each of its files.
+# PROD_LOCK is what the image installs (pyproject.toml's dependencies); DEV_LOCK is the same
+# pins plus the [dev] extra's, for .venv. Both target the image's interpreter: CPython 3.11
+# on Linux.
+PROD_LOCK := requirements/prod.txt
+DEV_LOCK  := requirements/dev.txt
+PIP       := $(BIN)/python -m pip --quiet --disable-pip-version-check
+
+.PHONY: install run test lint format bench bench-live messages lock audit clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.lock
+# Hash-checked, and no dependency resolution at install time: what is installed is exactly
+# the lock. The project itself adds no packages (--no-deps), and its build backend is in the
+# lock (requirements/build.in), so that step fetches nothing (--no-index).
+$(STAMP): pyproject.toml $(PROD_LOCK) $(DEV_LOCK)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	$(PIP) install --require-hashes --no-deps -r $(DEV_LOCK)
+	$(PIP) install --no-deps --no-build-isolation --no-index -e .
 	@touch $(STAMP)
+
+# Regenerate both locks from pyproject.toml (and requirements/build.in). uv keeps every pin
+# already in a lock that still fits: to move one, LOCK_ARGS='--upgrade-package NAME'. The
+# dev lock is resolved under the production lock as constraints, so the two never differ
+# on a shared package.
+UV_COMPILE := $(BIN)/uv pip compile --quiet --python-version 3.11 --python-platform linux \
+	--generate-hashes --custom-compile-command 'make lock' $(LOCK_ARGS)
+
+lock: $(STAMP)
+	$(UV_COMPILE) pyproject.toml requirements/build.in -o $(PROD_LOCK)
+	$(UV_COMPILE) --extra dev -c $(PROD_LOCK) pyproject.toml requirements/build.in -o $(DEV_LOCK)
+
+# Known vulnerabilities in the production lock's pins (pip-audit against PyPI's advisory
+# data: needs the network, so it is not part of the test suite or CI). --strict: a package
+# it could not look up fails the audit instead of being skipped in silence.
+audit: $(STAMP)
+	$(BIN)/pip-audit --progress-spinner off --strict --require-hashes --disable-pip -r $(PROD_LOCK)
 
 # Development mode (DEBUG on, the development key) for these targets only: the
 # settings default to production (config/settings.py).

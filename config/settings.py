@@ -12,6 +12,7 @@ Two modes follow from the environment:
 """
 
 import datetime
+import tempfile
 from pathlib import Path
 
 import environ
@@ -200,6 +201,11 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 2.0},
     },
 }
+# Beat's own state (when each entry last ran; the schedule is the one above) lives in the
+# temporary directory, not the working directory: a `celery beat` started in a checkout
+# leaves no celerybeat-schedule.* files there. --schedule overrides it (docker compose, the
+# integration tests and make bench-live give each beat a file of its own).
+CELERY_BEAT_SCHEDULE_FILENAME = str(Path(tempfile.gettempdir()) / "twentyone-celerybeat-schedule")
 
 # The in-process deadline ticker runs only in embedded mode, and only under the server
 # (it starts with the first ASGI connection, never in tests or management commands).

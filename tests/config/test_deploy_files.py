@@ -5,8 +5,11 @@ Docker cannot run on the development machines, so these files are checked by par
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,14 @@ def compose() -> dict:
 def _command(service: dict) -> str:
     command = service["command"]
     return command if isinstance(command, str) else shlex.join(command)
+
+
+def _git(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], input=stdin, capture_output=True, text=True
+    )
 
 
 def test_compose_has_the_five_services_and_a_named_database_volume(compose):
@@ -88,25 +99,264 @@ def test_compose_database_settings_come_from_env_file_variables(compose):
         assert variable in db_env and variable in example
 
 
-def test_dockerfile_installs_the_lock_collects_static_and_runs_as_non_root():
+def _dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (OP, arguments), continuation lines joined."""
     text = (ROOT / "Dockerfile").read_text()
-    instructions = [
-        line.split(None, 1)
-        for line in re.sub(r"\\\n", " ", text).splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
+    return [
+        (op.upper(), args)
+        for op, args in (
+            line.split(None, 1)
+            for line in re.sub(r"\\\n", " ", text).splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        )
     ]
-    first = instructions[0]
-    assert first == ["FROM", "python:3.11-slim"]
+
+
+def test_dockerfile_installs_the_lock_collects_static_and_runs_as_non_root():
+    instructions = _dockerfile()
+    assert instructions[0] == ("FROM", "python:3.11-slim")
     runs = [args for op, args in instructions if op == "RUN"]
-    assert any("pip install -r requirements.lock" in r for r in runs)
     assert any("manage.py collectstatic --noinput" in r for r in runs)
     users = [args.strip() for op, args in instructions if op == "USER"]
     assert users and users[-1] not in {"root", "0"}
     ops = [op for op, _ in instructions]
     assert ops.index("COPY") < ops.index("RUN")  # the lock is copied before installing
-    assert "DEBUG=false" in text  # the image is production by default
-    cmd = [args for op, args in instructions if op == "CMD"][-1]
-    assert "config.asgi:application" in cmd
+    assert "DEBUG=false" in (ROOT / "Dockerfile").read_text()  # production by default
+
+
+def test_dockerfile_installs_only_the_hashed_production_lock_then_the_project_without_deps():
+    instructions = _dockerfile()
+    installs = [
+        (index, args)
+        for index, (op, args) in enumerate(instructions)
+        if op == "RUN" and "pip install" in args
+    ]
+    assert [shlex.split(args) for _, args in installs] == [
+        ["pip", "install", "--require-hashes", "--no-deps", "-r", "requirements/prod.txt"],
+        # The project adds no packages and fetches nothing: its build backend is locked.
+        ["pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "."],
+    ]
+    # Only the lock is in the image when the dependencies are installed (the layer cache),
+    # and the project's own files come after them.
+    copies = [
+        (index, args.split()) for index, (op, args) in enumerate(instructions) if op == "COPY"
+    ]
+    assert copies[0][1] == ["requirements/prod.txt", "requirements/prod.txt"]
+    assert copies[0][0] < installs[0][0] < copies[1][0] < installs[1][0]
+    assert copies[1][1] == [".", "."]
+    assert "dev" not in " ".join(args for _, args in instructions)
+
+
+def test_dockerfile_default_command_is_compose_web_command(compose):
+    (cmd,) = [args for op, args in _dockerfile() if op == "CMD"]
+    web = compose["services"]["web"]["command"]
+    assert json.loads(cmd) == web
+    script = web[-1]
+    assert script.index("manage.py migrate --noinput") < script.index("daphne")
+    # exec: daphne replaces the shell, so the container's stop signal reaches it.
+    assert "exec daphne --proxy-headers -b 0.0.0.0 -p 8000 config.asgi:application" in script
+
+
+# --- the build context: .dockerignore, by Docker's own matching rules --------------------
+
+
+def _dockerignore() -> list[str]:
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _build_context(root: Path) -> set[str]:
+    """The files `docker build` sends from `root` with the project's .dockerignore."""
+    from docker.utils.build import exclude_paths
+
+    sent = exclude_paths(str(root), _dockerignore())
+    return {path for path in sent if (root / path).is_file()}
+
+
+# What must never reach the builder, wherever it lies in the checkout.
+NEVER_SENT = [
+    ".env",
+    ".env.production",
+    "config/.env",
+    "tables/.env.local",
+    ".git/config",
+    ".git/objects/ab/cdef",
+    ".venv/bin/python",
+    ".venv/lib/python3.11/site-packages/django/__init__.py",
+    "venv/pyvenv.cfg",
+    "db.sqlite3",
+    "db.sqlite3-journal",
+    "accounts/db.sqlite3",
+    "test_twentyone.sqlite3",
+    "test_wt_x.sqlite3",
+    "celerybeat-schedule",
+    "celerybeat-schedule.bak",
+    "celerybeat-schedule.dat",
+    "celerybeat-schedule.dir",
+    "config/celerybeat-schedule.db",
+    "node_modules/axe-core/axe.js",
+    "static/node_modules/x/index.js",
+    "tables/__pycache__/models.cpython-311.pyc",
+    "games/engine.pyc",
+    ".pytest_cache/v/cache/lastfailed",
+    ".mypy_cache/3.11/games.json",
+    ".ruff_cache/content",
+    ".hypothesis/examples/x",
+    "test-artifacts/trace.zip",
+    "test-results/report.xml",
+    "staticfiles/css/site.css",
+    "media/avatar.png",
+    "twenty_one.egg-info/PKG-INFO",
+    "server.pem",
+    "config/tls.key",
+    "requirements/dev.txt",
+    "tests/test_x.py",
+    "benchmarks/live.py",
+]
+# What the image runs.
+SENT = [
+    "manage.py",
+    "pyproject.toml",
+    "requirements/prod.txt",
+    "config/settings.py",
+    "accounts/services.py",
+    "games/engine.py",
+    "tables/consumers.py",
+    "templates/base.html",
+    "static/js/table/main.js",
+    "locale/en/LC_MESSAGES/django.mo",
+]
+
+
+def test_dockerignore_keeps_secrets_vcs_venvs_databases_and_caches_out_of_the_context(
+    tmp_path: Path,
+):
+    for relative in [*NEVER_SENT, *SENT]:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("x")
+    (tmp_path / ".dockerignore").write_text((ROOT / ".dockerignore").read_text())
+    sent = _build_context(tmp_path)
+    assert set(NEVER_SENT) & sent == set()
+    assert set(SENT) <= sent
+
+
+def test_dockerignore_sends_every_tracked_file_the_image_runs_and_nothing_git_ignores():
+    sent = _build_context(ROOT)
+    tracked = set(_git("ls-files").stdout.splitlines())
+    runs = {"config", "accounts", "games", "tables", "templates", "static", "locale"}
+    needed = {path for path in tracked if path.split("/", 1)[0] in runs}
+    needed |= {"manage.py", "pyproject.toml", "requirements/prod.txt"}
+    assert needed - sent == set()
+    # Of the tracked files, only those (and the two that Docker always reads) are sent.
+    assert (sent & tracked) - needed <= {"Dockerfile", ".dockerignore"}
+    # Of this checkout's untracked files, none that git ignores (a virtualenv, a local
+    # database, caches, an .env) would be sent: exit status 1 is "none is ignored".
+    check = _git("check-ignore", "--stdin", stdin="\n".join(sorted(sent - tracked)))
+    assert check.returncode != 0 and check.stdout == "", check.stdout
+
+
+# --- the locks ---------------------------------------------------------------------------
+
+PROD_LOCK = ROOT / "requirements" / "prod.txt"
+DEV_LOCK = ROOT / "requirements" / "dev.txt"
+# Never in the image: the test, lint and browser tools (and the lock and audit tools).
+DEV_TOOLS = {"pytest", "mypy", "ruff", "playwright", "hypothesis", "uv", "pip-audit", "docker"}
+
+
+def _lock(path: Path) -> dict[str, tuple[str, frozenset[str]]]:
+    """A lock as {name: (version, hashes)}; every entry must be `name==version` + hashes."""
+    from packaging.utils import canonicalize_name
+
+    text = re.sub(r"\\\n", " ", path.read_text())
+    entries: dict[str, tuple[str, frozenset[str]]] = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = re.fullmatch(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})+)", line
+        )
+        assert match, f"{path.name}: not a hashed exact pin: {line[:80]}"
+        name, version, hashes = match.groups()
+        entries[canonicalize_name(name)] = (version, frozenset(hashes.split()))
+    return entries
+
+
+def _pyproject() -> dict:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_locks_pin_every_package_exactly_with_hashes_and_satisfy_pyproject():
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = _pyproject()
+    prod, dev = _lock(PROD_LOCK), _lock(DEV_LOCK)
+    build = [
+        line
+        for line in (ROOT / "requirements" / "build.in").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert build == project["build-system"]["requires"]
+    for lock, requirements in (
+        (prod, [*project["project"]["dependencies"], *build]),
+        (dev, [*project["project"]["optional-dependencies"]["dev"], *build]),
+    ):
+        for requirement in map(Requirement, requirements):
+            name = canonicalize_name(requirement.name)
+            assert name in lock, requirement
+            assert requirement.specifier.contains(lock[name][0], prereleases=True), requirement
+
+
+def test_production_lock_holds_no_dev_only_package_and_dev_lock_extends_it():
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    prod, dev = _lock(PROD_LOCK), _lock(DEV_LOCK)
+    dev_extra = {
+        canonicalize_name(Requirement(r).name)
+        for r in _pyproject()["project"]["optional-dependencies"]["dev"]
+    }
+    assert dev_extra >= DEV_TOOLS
+    assert (
+        set(prod) & (dev_extra | {"pytest-django", "pytest-asyncio", "pytest-playwright"}) == set()
+    )
+    # The same version and the same hashes for every package of the production lock.
+    assert {name: dev.get(name) for name in prod} == prod
+
+
+def test_production_lock_is_complete_for_an_install_without_dependency_resolution():
+    """The image installs the lock with --no-deps: every package that pyproject.toml's
+    dependencies need, transitively (as this interpreter evaluates the markers), is in it.
+    The dependencies are read from the installed packages' metadata (.venv is the dev lock,
+    which has the production lock's versions)."""
+    from importlib.metadata import distribution
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    prod = _lock(PROD_LOCK)
+    pending = [Requirement(r) for r in _pyproject()["project"]["dependencies"]]
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while pending:
+        requirement = pending.pop()
+        name = canonicalize_name(requirement.name)
+        key = (name, frozenset(requirement.extras))
+        if key in seen:
+            continue
+        seen.add(key)
+        assert name in prod, f"{name} (for {requirement}) is missing from {PROD_LOCK.name}"
+        dist = distribution(name)
+        assert canonicalize_name(dist.version) == canonicalize_name(prod[name][0]), name
+        for text in dist.requires or []:
+            needed = Requirement(text)
+            if needed.marker is None or any(
+                needed.marker.evaluate({"extra": extra}) for extra in {"", *requirement.extras}
+            ):
+                pending.append(needed)
+    assert len(seen) > len(_pyproject()["project"]["dependencies"])
 
 
 @pytest.mark.django_db(transaction=True)
@@ -171,8 +421,40 @@ def test_makefile_has_the_entry_points():
     for target in ("run", "test", "lint", "bench", "install"):
         assert re.search(rf"^{target}:", text, re.M), target
     assert "$(BIN)/python -m benchmarks" in text
-    assert "-c requirements.lock -e '.[dev]'" in text
     assert "daphne -b $(HOST) -p $(PORT) config.asgi:application" in text
+
+
+def test_makefile_installs_the_dev_lock_with_hashes_and_regenerates_and_audits_the_locks():
+    text = (ROOT / "Makefile").read_text()
+    assert "PROD_LOCK := requirements/prod.txt" in text
+    assert "DEV_LOCK  := requirements/dev.txt" in text
+    # A changed lock reinstalls.
+    assert re.search(r"^\$\(STAMP\): pyproject.toml \$\(PROD_LOCK\) \$\(DEV_LOCK\)$", text, re.M)
+    assert "install --require-hashes --no-deps -r $(DEV_LOCK)" in text
+    assert "install --no-deps --no-build-isolation --no-index -e ." in text
+    assert "[dev]" not in text.split("$(STAMP):", 1)[1].split("\n\n", 1)[0]
+    for target in ("lock", "audit"):
+        assert re.search(rf"^{target}: \$\(STAMP\)$", text, re.M), target
+    lock = text.split("\nlock:", 1)[1].split("\n\n", 1)[0]
+    assert "-o $(PROD_LOCK)" in lock and "-o $(DEV_LOCK)" in lock
+    assert "--extra dev -c $(PROD_LOCK)" in lock  # dev: the production pins, plus dev's
+    assert "--generate-hashes" in text.split("UV_COMPILE :=", 1)[1].split("\n\n", 1)[0]
+    audit = text.split("\naudit:", 1)[1].split("\n\n", 1)[0]
+    assert "$(BIN)/pip-audit" in audit and "-r $(PROD_LOCK)" in audit
+
+
+# --- Celery beat's state file ------------------------------------------------------------
+
+
+def test_beat_state_file_is_outside_the_checkout_and_never_in_git(compose):
+    from config.celery import app
+
+    state = Path(app.conf.beat_schedule_filename)
+    assert state.is_absolute() and ROOT not in state.parents
+    beat = compose["services"]["beat"]["command"]
+    assert beat[beat.index("--schedule") + 1].startswith("/tmp/")
+    assert "celerybeat-schedule*" in (ROOT / ".gitignore").read_text().splitlines()
+    assert _git("ls-files", "celerybeat-schedule*", "**/celerybeat-schedule*").stdout == ""
 
 
 def test_ci_script_starts_services_and_requires_them():
