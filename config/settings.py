@@ -174,7 +174,13 @@ CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+        # LocMem culls a third of its keys beyond MAX_ENTRIES (300 by default): a flood of
+        # throwaway keys would then forget the limits' counts. 100,000 small keys are a
+        # few megabytes.
+        else {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
     )
 }
 

@@ -13,11 +13,9 @@ code.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import logging
 import secrets
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +29,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Account, LedgerEntry
 from accounts.services import ChipsError, chips_transfer, escrow_account, wallet_for
+from accounts.throttling import ThrottleHit, throttle_hit, throttle_release
 from games import engine
 from games import fairness as fair
 from games import shoe as shoes
@@ -134,16 +133,15 @@ def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -
             return table_create(created_by=by, variant=variant, private=private, **fields)
         except ValidationError as error:
             if counted is not None:  # a refused table is not an opening
-                with contextlib.suppress(ValueError):
-                    cache.decr(counted)
+                throttle_release(counted)
             text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
             raise PlayError("bad_table", text) from error
 
 
-def _may_open(by: Any) -> str | None:
+def _may_open(by: Any) -> ThrottleHit | None:
     """Refuse a player a new table beyond their limits (staff have none): at most
     TABLES_OPEN_PER_USER of theirs open at once, at most TABLE_OPENS_PER_HOUR opened in a
-    clock hour. Returns the rate counter's cache key once counted (None for staff).
+    clock hour. Returns the rate's counted attempt (None for staff).
 
     The open tables are counted under a lock of the player's row: two opens at once (two
     tabs, a script) would otherwise both count the same tables and both pass the limit.
@@ -158,22 +156,16 @@ def _may_open(by: Any) -> str | None:
             _("У вас уже открыто столов: %(n)d, больше нельзя. Закройте один из них.")
             % {"n": limit},
         )
-    # The rate: the shared cache's atomic counter (Redis INCR in production), so that it
-    # holds across web processes; a fixed window per clock hour.
-    key = f"table-opens:{by.pk}:{int(time.time() // 3600)}"
-    cache.add(key, 0, timeout=3600)
-    try:
-        opened = int(cache.incr(key))
-    except ValueError:  # the window's key expired between add and incr
-        cache.add(key, 1, timeout=3600)
-        opened = 1
-    if opened > settings.TABLE_OPENS_PER_HOUR:
+    # The rate: the shared cache's atomic counter (accounts.throttling: Redis in
+    # production), so that it holds across web processes.
+    hit = throttle_hit(scope="table-open", subject=str(by.pk), limit=settings.TABLE_OPENS_PER_HOUR)
+    if not hit.allowed:
         raise PlayError(
             "rate_limited",
             _("Слишком много новых столов: не больше %(n)d в час. Попробуйте позже.")
             % {"n": settings.TABLE_OPENS_PER_HOUR},
         )
-    return key
+    return hit
 
 
 @transaction.atomic

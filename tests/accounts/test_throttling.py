@@ -181,3 +181,20 @@ def test_the_throttled_reset_answer_is_translated(client, settings):
     refused = _reset(client, "dina@example.com", HTTP_ACCEPT_LANGUAGE="en")
     assert refused.status_code == 429
     assert "Too many password resets have been requested" in refused.content.decode()
+
+
+def test_the_embedded_cache_keeps_an_addresss_count_through_a_flood_of_other_keys():
+    # LocMem culls keys beyond MAX_ENTRIES (300 by default): a flood of throwaway
+    # subjects (addresses, e-mails) must not make the cache forget one address's count.
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    from accounts.throttling import throttle_count, throttle_hit
+
+    if not isinstance(caches["default"], LocMemCache):
+        pytest.skip("the embedded (local-memory) cache only")
+    for _ in range(3):
+        throttle_hit(scope="sign-up", subject="198.51.100.7", limit=5)
+    for n in range(2_000):
+        throttle_hit(scope="password-reset-email", subject=f"u{n}@example.com", limit=3)
+    assert throttle_count(scope="sign-up", subject="198.51.100.7") == 3

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.core.cache import cache
 from django.db import connection, connections
 from django.urls import reverse
 
 from tables import services
 from tables.models import Table
 from tables.services import PlayError, table_close, table_create, table_open
+from tests.conftest import reset_throttle_counts
 from tests.tables.test_ws_errors_more import lobby, lobby_answer
 
 
@@ -27,7 +27,7 @@ def _limits(settings: Any) -> None:
     settings.TABLE_OPENS_PER_HOUR = 10
     # The hourly counters live in the shared cache (Redis between runs, where user ids
     # start again at 1 in a new test database).
-    cache.clear()
+    reset_throttle_counts()
 
 
 def _own_tables(user: Any, n: int) -> list[Table]:
