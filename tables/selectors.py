@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.db.models import Case, Count, Q, QuerySet, Value, When
@@ -9,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Account
 from tables.models import Seat, Table
+from tables.parts import Parts
 from tables.variants import VARIANTS
 
 
@@ -44,23 +46,31 @@ def table_stakes_label(table: Table) -> str:
     return _("учебные единицы, не фишки")
 
 
+def _lobby_row(t: Table) -> dict[str, Any]:
+    return {
+        "id": t.pk,
+        "name": t.name,
+        "variant": t.variant,
+        "variant_name": str(t.variant_spec.name),
+        "seats_taken": t.seats_taken,
+        "seat_count": t.seat_count,
+        "stakes": table_stakes_label(t),
+        "options": t.engine_options(),
+        "entry_limit": t.entry_limit,
+        "playing": bool(t.playing),
+    }
+
+
 def lobby_payload() -> list[dict[str, Any]]:
-    """The lobby as JSON-ready dicts (the WebSocket sends this on connect)."""
-    return [
-        {
-            "id": t.pk,
-            "name": t.name,
-            "variant": t.variant,
-            "variant_name": str(t.variant_spec.name),
-            "seats_taken": t.seats_taken,
-            "seat_count": t.seat_count,
-            "stakes": table_stakes_label(t),
-            "options": t.engine_options(),
-            "entry_limit": t.entry_limit,
-            "playing": bool(t.playing),
-        }
+    """The lobby as JSON-ready dicts (the WebSocket sends this on connect). A table whose
+    row cannot be built is left out (and logged), not the whole list (tables.parts); a
+    row reads nothing more from the database, so it needs no savepoint."""
+    parts = Parts("lobby list")
+    rows = [
+        parts.build(f"table {t.pk}", partial(_lobby_row, t), None, savepoint=False)
         for t in lobby_tables()
     ]
+    return [row for row in rows if row is not None]
 
 
 def player_lobby_state(user: Any) -> dict[str, Any] | None:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from tables import services
 from tables.forms import FIELD_VARIANTS, TableOpenForm
 from tables.models import Game, Table
+from tables.parts import Parts
 from tables.selectors import join_state, lobby_payload, player_lobby_state
 from tables.services import public_record
 from tables.skill import MIN_DECISIONS
@@ -45,8 +46,9 @@ def _variant_specs() -> dict[str, dict[str, Any]]:
 
 
 def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int = 200) -> Any:
-    tables = lobby_payload()
-    me = player_lobby_state(request.user)
+    parts = Parts("lobby")  # each part fails alone (tables.parts)
+    tables = parts.build("tables", lobby_payload, [])
+    me = parts.build("tables", lambda: player_lobby_state(request.user), None)
     counts = {key: 0 for key in VARIANTS}
     for table in tables:
         counts[table["variant"]] = counts.get(table["variant"], 0) + 1
@@ -61,8 +63,9 @@ def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int 
         "form_open": form is not None,
         "variant_specs": _variant_specs(),
         "field_variants": {name: list(keys) for name, keys in FIELD_VARIANTS.items()},
-        "leaderboards": lobby_leaderboards(),
+        "leaderboards": parts.build("leaderboards", lobby_leaderboards, []),
         "min_decisions": MIN_DECISIONS,
+        "unavailable": parts.failed,
     }
     return render(request, "tables/lobby.html", context, status=status)
 
@@ -76,8 +79,12 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @never_cache
 def lobby_state(request: HttpRequest) -> JsonResponse:
     """The lobby as the page's script needs it: the open tables (as the lobby socket
-    sends them) and the viewer's balance and seats (null when not signed in)."""
-    return JsonResponse({"tables": lobby_payload(), "me": player_lobby_state(request.user)})
+    sends them) and the viewer's balance and seats (null when not signed in); the parts
+    that failed are named in "unavailable" (tables.parts)."""
+    parts = Parts("lobby.json")
+    tables = parts.build("tables", lobby_payload, [])
+    me = parts.build("me", lambda: player_lobby_state(request.user), None)
+    return JsonResponse({"tables": tables, "me": me, "unavailable": parts.failed})
 
 
 @login_required

@@ -168,3 +168,114 @@ def test_two_decisions_with_different_losses_give_their_spread(db, make_user, se
     assert rating.lost_per_100 == pytest.approx(150.0)
     assert rating.high == pytest.approx(100 * (1.5 + margin))
     assert row["skill"].high == pytest.approx(100 * (1.5 + margin))
+
+
+# --- a part that fails degrades alone ----------------------------------------------------
+
+NOTE = "Эта часть страницы сейчас недоступна"
+
+
+def _failing_query() -> Any:
+    """A real database error, as a broken aggregate gives one (on PostgreSQL it aborts
+    the transaction it runs in, unless its part has a savepoint of its own)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT no_such_column FROM tables_decision")
+    raise AssertionError("the query should have failed")
+
+
+@pytest.fixture
+def lobby_with_a_table(make_user: Any) -> tuple[Table, Any]:
+    table, users = _banker36_table(make_user)
+    return table, users["host"]
+
+
+@pytest.mark.django_db
+def test_a_failing_leaderboard_leaves_the_lobby_rendering_with_its_tables_and_a_note(
+    client, lobby_with_a_table, monkeypatch, caplog
+):
+    table, host = lobby_with_a_table
+    monkeypatch.setattr(skill, "leaderboard", lambda variant, size=10: _failing_query())
+    client.force_login(host)
+    with caplog.at_level("ERROR", logger="tables.parts"):
+        response = client.get(reverse("lobby"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'data-table-id="{table.pk}"' in html  # the tables are all there
+    assert 'id="open-table"' in html  # and the form to open one
+    assert NOTE in html and 'data-unavailable="leaderboards"' in html
+    assert 'data-unavailable="tables"' not in html
+    assert '<div class="board"' not in html
+    [record] = [r for r in caplog.records if r.name == "tables.parts"]
+    assert "leaderboards" in record.getMessage() and record.exc_info is not None
+    # The same for a visitor, and the note in English.
+    client.logout()
+    client.cookies["django_language"] = "en"
+    english = client.get(reverse("lobby"))
+    assert english.status_code == 200
+    assert "This part of the page is unavailable right now" in english.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_failing_table_list_leaves_the_leaderboards_and_says_so_in_place_of_the_list(
+    client, lobby_with_a_table, monkeypatch, caplog
+):
+    import tables.views
+
+    _table, host = lobby_with_a_table
+    monkeypatch.setattr(tables.views, "lobby_payload", _failing_query)
+    client.force_login(host)
+    with caplog.at_level("ERROR", logger="tables.parts"):
+        html = client.get(reverse("lobby")).content.decode()
+        state = client.get(reverse("lobby_state"))
+    assert 'data-unavailable="tables"' in html and '<div class="board"' in html
+    assert state.status_code == 200
+    body = state.json()
+    assert body["tables"] == [] and body["unavailable"] == ["tables"]
+    assert body["me"]["balance"] > 0  # the viewer's part still answers
+    assert len([r for r in caplog.records if r.name == "tables.parts"]) == 2
+
+
+@pytest.mark.django_db
+def test_one_table_row_that_fails_leaves_the_other_tables_listed(
+    client, make_user, monkeypatch, caplog
+):
+    import tables.selectors
+
+    good = services.table_create(variant="classic", name="Хороший", match_length=7)
+    bad = services.table_create(variant="classic", name="Сломанный", match_length=7)
+    real = tables.selectors.table_stakes_label
+
+    def stakes(table: Table) -> str:
+        if table.pk == bad.pk:
+            raise ValueError("a row that cannot be built")
+        return real(table)
+
+    monkeypatch.setattr(tables.selectors, "table_stakes_label", stakes)
+    with caplog.at_level("ERROR", logger="tables.parts"):
+        response = client.get(reverse("lobby"))
+        state = client.get(reverse("lobby_state")).json()
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'data-table-id="{good.pk}"' in html and f'data-table-id="{bad.pk}"' not in html
+    assert [t["id"] for t in state["tables"]] == [good.pk] and state["unavailable"] == []
+    assert any(f"table {bad.pk}" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.django_db
+def test_failing_figures_leave_the_statistics_page_rendering_with_a_note(
+    client, make_user, settings, monkeypatch, caplog
+):
+    import tables.stats
+
+    _table, player = _banks_until(make_user, settings, decisions=1)
+    monkeypatch.setattr(tables.stats, "player_skills", lambda user: _failing_query())
+    client.force_login(player)
+    with caplog.at_level("ERROR", logger="tables.parts"):
+        response = client.get(reverse("stats"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'data-unavailable="stats"' in html and NOTE in html
+    assert "Сыгранных игр пока нет" not in html  # no false «nothing yet»
+    assert any("stats" in r.getMessage() for r in caplog.records if r.name == "tables.parts")
