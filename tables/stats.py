@@ -388,7 +388,8 @@ def stats_of(request: HttpRequest, username: str) -> HttpResponse:
     """Another player's page, for staff; a player's own name leads to their own page."""
     if username == request.user.get_username():
         return redirect("stats")
-    if not request.user.is_staff:
+    # No user name holds a NUL, and PostgreSQL's driver fails on one in a query.
+    if not request.user.is_staff or "\x00" in username:
         raise Http404("no such page")
     player = get_object_or_404(get_user_model(), username=username)
     return _page(request, player)
