@@ -215,3 +215,30 @@ async def test_when_even_the_version_cannot_be_read_the_refusal_still_comes(
     await client.send({"type": "ping"})
     assert (await client.recv_until(lambda m: m["type"] == "pong"))["version"] is not None
     await client.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_lobby_push_that_meets_a_database_error_is_answered_unavailable_without_an_id(
+    make_user, monkeypatch
+):
+    """A group message goes through the same dispatch: a push whose list must be read
+    again (no text in the connection's language came with it) and whose read fails."""
+    from channels.layers import get_channel_layer
+
+    from tables.broadcast import LOBBY_GROUP
+
+    user = await database_sync_to_async(make_user)()
+    lobby = await _lobby(user)
+
+    def broken() -> None:
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(consumers, "lobby_payload", broken)
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.changed", "tables": {}})
+    refused = await lobby.receive_json_from(timeout=5)
+    assert refused["type"] == "error" and refused["code"] == "unavailable"
+    assert "id" not in refused
+    monkeypatch.undo()
+    assert (await _answer(lobby, {"type": "hello"}))["code"] == "unknown_type"
+    await lobby.disconnect()
