@@ -140,11 +140,48 @@ class DispatchesOnTheLoop:
     queued every consumer behind that one thread (make bench-live: channels over their
     capacity, frames dropped)."""
 
+    # Provided by the consumer (GuardedInput and the consumer's own `_send`).
+    _send: Any
+    scope: dict[str, Any]
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if message["type"] in ("websocket.connect", "websocket.disconnect"):
+            await handler(message)
+            return
+        try:
+            await handler(message)
+        except DatabaseError:
+            # The one place every client frame and every group message goes through: a
+            # database error under any handler (a lost connection, a locked SQLite file)
+            # is answered, not raised — raised, it killed the consumer and the socket
+            # closed with 1011, with no answer and no disconnect() cleanup.
+            logger.exception(
+                "%s: %s failed on a database error", type(self).__name__, message["type"]
+            )
+            # A client's command is answered with its id; a group message has none.
+            answering = message["type"] == "websocket.receive"
+            await self._unavailable(getattr(self, "reading_id", None) if answering else None)
+
+    async def _unavailable(self, client_id: str | None) -> None:
+        frame = _error(
+            "unavailable",
+            _unavailable_text(_language(self.scope)),
+            **({"id": client_id} if client_id else {}),
+        )
+        try:
+            await self._send(frame)
+        except DatabaseError:
+            # The table socket's frames carry the version it reads from the database:
+            # when that read fails too, the refusal goes without it.
+            await self._send({**frame, "version": None})
+
+
+def _unavailable_text(language: str) -> str:
+    with translation.override(language):
+        return _("Сервер сейчас не смог ответить: нет связи с базой данных. Повторите чуть позже.")
 
 
 class GuardedInput:
@@ -190,6 +227,7 @@ class GuardedInput:
 
     async def _read(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any] | None:
         """The message, or None once its refusal has been sent."""
+        self.reading_id: str | None = None
         refusal = None
         if not self._allow():
             refusal = _("Слишком много сообщений: не больше %(n)d в секунду.") % {
@@ -229,6 +267,16 @@ class GuardedInput:
                     **_echo(message if isinstance(message, dict) else {}),
                 )
             )
+            return None
+        with_nul = _holding_nul(message)
+        # The id a refusal of this message answers (a command's; none if it is unusable).
+        self.reading_id = _safe_id(message.get("id")) if with_nul != "id" else None
+        if with_nul is not None:
+            # No text of ours holds a NUL, and PostgreSQL's driver fails on one (a table
+            # name with it closed the lobby socket): refused before any handler sees it.
+            refusal = _("Поле %(name)r содержит символ NUL: такой текст не принимается.")
+            extra = {"id": self.reading_id} if self.reading_id else {}
+            await self._send(_error("bad_message", refusal % {"name": with_nul}, **extra))
             return None
         return message
 
@@ -678,6 +726,27 @@ class TableConsumer(  # type: ignore[misc]
             or table.created_by_id == self.user.pk
             or table.seats.filter(player=self.user).exists()
         )
+
+
+def _holding_nul(message: dict[str, Any]) -> str | None:
+    """The name of the top-level field of `message` in which some string (a value or a
+    key, at any depth) holds a NUL character, or None. Walked without recursion: a frame
+    of 4096 bytes may nest deeper than Python's stack allows."""
+    for name, value in message.items():
+        if "\x00" in name:
+            return name.replace("\x00", "\\0")
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                if "\x00" in item:
+                    return name
+            elif isinstance(item, dict):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    return None
 
 
 def _played_in(game: Game, user: Any) -> bool:

@@ -5,7 +5,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import (
+    MaxValueValidator,
+    MinValueValidator,
+    ProhibitNullCharactersValidator,
+)
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -171,6 +175,13 @@ class Table(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        # A form's CharField refuses a NUL; a model field does not, and PostgreSQL's
+        # driver then fails on the string (a lobby socket's open_table died of it). Here
+        # rather than in the field's validators: the same check, without a migration.
+        try:
+            ProhibitNullCharactersValidator()(self.name)
+        except ValidationError as error:
+            raise ValidationError({"name": error.messages}) from None
         if self.variant not in dict(variant_choices()):
             return  # the field's own choices validation reports it
         spec = self.variant_spec

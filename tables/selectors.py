@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.core.paginator import Paginator
@@ -10,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Account
 from tables.models import Seat, Table
+from tables.parts import Parts
 from tables.variants import VARIANTS
 
 # The lobby's page (and lobby.json, and the lobby socket's first list) shows at most this
@@ -83,6 +85,17 @@ def lobby_row(t: Table) -> dict[str, Any]:
     }
 
 
+def _rows(tables: Any) -> list[dict[str, Any]]:
+    """The lobby rows of `tables`. A table whose row cannot be built is left out (and
+    logged), not the whole list (tables.parts); a row reads nothing more from the
+    database, so it needs no savepoint."""
+    parts = Parts("lobby list")
+    rows = [
+        parts.build(f"table {t.pk}", partial(lobby_row, t), None, savepoint=False) for t in tables
+    ]
+    return [row for row in rows if row is not None]
+
+
 def lobby_listing(
     variant: str = "",
     min_entry: int | None = None,
@@ -100,7 +113,7 @@ def lobby_listing(
     ):
         counts[row["variant"]] = row["n"]
     return {
-        "tables": [lobby_row(t) for t in shown],
+        "tables": _rows(shown),
         "page": shown.number,
         "pages": paginator.num_pages,
         "total": paginator.count,
@@ -108,6 +121,12 @@ def lobby_listing(
         # Over all variants (under the entry-limit filters): the «Все» filter's count.
         "counts_total": sum(counts.values()),
     }
+
+
+def empty_listing() -> dict[str, Any]:
+    """The listing's form with no table: what a page shows when its list failed."""
+    counts = dict.fromkeys(VARIANTS, 0)
+    return {"tables": [], "page": 1, "pages": 1, "total": 0, "counts": counts, "counts_total": 0}
 
 
 def lobby_payload(**filters: Any) -> list[dict[str, Any]]:

@@ -32,8 +32,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Avg, Count, F, FloatField, QuerySet, StdDev
-from django.db.models.functions import Cast, Sqrt
+from django.db.models import Avg, Count, F, FloatField, QuerySet, StdDev, Value
+from django.db.models.functions import Cast, NullIf, Sqrt
 
 from games.strategy.review import REVIEWED
 from tables.models import Decision, Game
@@ -82,8 +82,20 @@ def rated_decisions() -> QuerySet[Decision]:
 
 
 def _moments(decisions: QuerySet[Decision]) -> QuerySet[Decision]:
+    """Per group: n, the mean loss and the sample standard deviation (None for n = 1).
+
+    The sample deviation is the population one times √(n / (n − 1)), not
+    StdDev(sample=True): on SQLite Django computes that aggregate with
+    `statistics.stdev`, which raises for a group of one row (and the whole query fails
+    with it, even for groups the HAVING would drop), where PostgreSQL gives NULL. The
+    population deviation of one row is 0 on both backends, and the factor is NULL there
+    (n − 1 = 0), so both give None for one decision and the same figure from two on."""
+    count = Cast(F("n"), FloatField())
     return decisions.annotate(
-        n=Count("id"), mean=Avg("loss"), deviation=StdDev("loss", sample=True)
+        n=Count("id"), mean=Avg("loss"), spread=StdDev("loss", sample=False)
+    ).annotate(
+        deviation=Cast(F("spread"), FloatField())
+        * Sqrt(count / NullIf(count - Value(1.0), Value(0.0)))
     )
 
 

@@ -40,6 +40,7 @@ from tables.charts import Bar, Point, bar_chart, line_chart
 from tables.coach import situation_label
 from tables.history import games_seating
 from tables.models import MISTAKE_EPSILON, Decision, Game
+from tables.parts import Parts
 from tables.reviews import games_review
 from tables.skill import MIN_DECISIONS, Skill, leaderboards, player_skills
 from tables.variants import VARIANTS, Variant
@@ -363,13 +364,16 @@ def _loss_chart(entry: VariantStats) -> SafeString:
 
 def _page(request: HttpRequest, player: Any) -> HttpResponse:
     own = player.pk == request.user.pk
-    review_pending(player)
-    stats = player_stats(player, with_playing=own)
+    parts = Parts("stats")  # each part fails alone (tables.parts)
+    # Without the stragglers' review the figures are those of the reviews done so far.
+    parts.build("review", lambda: review_pending(player), None)
+    stats = parts.build("stats", lambda: player_stats(player, with_playing=own), [])
     context = {
         "player": player,
         "own": own,
         "stats": stats,
         "min_decisions": MIN_DECISIONS,
+        "unavailable": parts.failed,
     }
     return render(request, "tables/stats.html", context)
 
@@ -384,7 +388,8 @@ def stats_of(request: HttpRequest, username: str) -> HttpResponse:
     """Another player's page, for staff; a player's own name leads to their own page."""
     if username == request.user.get_username():
         return redirect("stats")
-    if not request.user.is_staff:
+    # No user name holds a NUL, and PostgreSQL's driver fails on one in a query.
+    if not request.user.is_staff or "\x00" in username:
         raise Http404("no such page")
     player = get_object_or_404(get_user_model(), username=username)
     return _page(request, player)

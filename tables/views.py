@@ -14,7 +14,8 @@ from django.views.decorators.http import require_GET, require_POST
 from tables import services
 from tables.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
 from tables.models import Game, Table
-from tables.selectors import join_state, lobby_listing, player_lobby_state
+from tables.parts import Parts
+from tables.selectors import empty_listing, join_state, lobby_listing, player_lobby_state
 from tables.services import public_record
 from tables.skill import MIN_DECISIONS
 from tables.stats import lobby_leaderboards
@@ -52,11 +53,12 @@ def _page_query(request: HttpRequest, page: int) -> str:
 
 
 def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int = 200) -> Any:
+    parts = Parts("lobby")  # each part fails alone (tables.parts)
     filters_form = LobbyFilterForm(request.GET)
     filters = filters_form.filters()
-    listing = lobby_listing(**filters)
+    listing = parts.build("tables", lambda: lobby_listing(**filters), empty_listing())
     tables = listing["tables"]
-    me = player_lobby_state(request.user)
+    me = parts.build("tables", lambda: player_lobby_state(request.user), None)
     counts = listing["counts"]
     page = listing["page"]
     context = {
@@ -74,8 +76,9 @@ def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int 
         "form_open": form is not None,
         "variant_specs": _variant_specs(),
         "field_variants": {name: list(keys) for name, keys in FIELD_VARIANTS.items()},
-        "leaderboards": lobby_leaderboards(),
+        "leaderboards": parts.build("leaderboards", lobby_leaderboards, []),
         "min_decisions": MIN_DECISIONS,
+        "unavailable": parts.failed,
     }
     return render(request, "tables/lobby.html", context, status=status)
 
@@ -90,14 +93,17 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def lobby_state(request: HttpRequest) -> JsonResponse:
     """The lobby as the page's script needs it: a page of the open tables under the query's
     filters (as the lobby socket sends them) and the viewer's balance, seats and tables
-    (null when not signed in). docs/protocol.md §14."""
+    (null when not signed in); the parts that failed are named in "unavailable"
+    (tables.parts). docs/protocol.md §14."""
     filters = LobbyFilterForm(request.GET)
     if not filters.is_valid():
         return JsonResponse(
             {"error": {"code": "bad_filter", "message": filters.error_text()}}, status=400
         )
-    listing = lobby_listing(**filters.filters())
-    return JsonResponse({**listing, "me": player_lobby_state(request.user)})
+    parts = Parts("lobby.json")
+    listing = parts.build("tables", lambda: lobby_listing(**filters.filters()), empty_listing())
+    me = parts.build("me", lambda: player_lobby_state(request.user), None)
+    return JsonResponse({**listing, "me": me, "unavailable": parts.failed})
 
 
 @login_required

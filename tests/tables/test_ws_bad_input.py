@@ -1,0 +1,217 @@
+"""Issue 17, item 6: input that crashed a socket.
+
+A NUL character in a table name killed the lobby socket with close 1011 on PostgreSQL
+(the driver refuses the string before it reaches the server, with a ValueError nothing
+caught). Every string a socket message carries is now refused with `bad_message` when it
+holds a NUL, and the service refuses such a table name too (the admin, a script). And a
+handler that meets a database error answers `unavailable` and the socket stays open.
+These run on SQLite by default and on PostgreSQL with DATABASE_URL set, where the crash
+was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, OperationalError
+from django.urls import reverse
+
+from config.asgi import application
+from tables import consumers, services
+from tables.models import ClientCommand, Table
+from tests.tables.ws_helpers import TableClient, session_cookie
+
+
+async def _lobby(user: Any, language: str = "ru") -> WebsocketCommunicator:
+    cookie = await database_sync_to_async(session_cookie)(user)
+    cookie += f"; django_language={language}".encode()
+    communicator = WebsocketCommunicator(
+        application,
+        "/ws/lobby/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    first = await communicator.receive_json_from(timeout=5)
+    assert first["type"] == "lobby"
+    return communicator
+
+
+async def _answer(communicator: WebsocketCommunicator, message: dict[str, Any]) -> Any:
+    await communicator.send_json_to(message)
+    while True:
+        frame = await communicator.receive_json_from(timeout=5)
+        if frame["type"] != "lobby":  # a push of the list may come first
+            return frame
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_nul_in_a_table_name_over_the_lobby_socket_is_refused_and_the_socket_lives(
+    make_user,
+):
+    user = await database_sync_to_async(make_user)()
+    lobby = await _lobby(user)
+    refused = await _answer(lobby, {"type": "open_table", "variant": "classic", "name": "a\x00b"})
+    assert refused["type"] == "error" and refused["code"] == "bad_message"
+    assert "'name'" in refused["message"] and "NUL" in refused["message"]
+    assert not await database_sync_to_async(Table.objects.exists)()
+    # The socket answers the next message: a table with a proper name is opened.
+    opened = await _answer(lobby, {"type": "open_table", "variant": "classic", "name": "ab"})
+    assert opened["type"] == "table_opened"
+    await lobby.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_nul_anywhere_in_a_lobby_message_is_refused_in_the_connections_language(
+    make_user,
+):
+    user = await database_sync_to_async(make_user)()
+    lobby = await _lobby(user, language="en")
+    for message in (
+        {"type": "open_\x00table"},
+        {"type": "open_table", "variant": "clas\x00sic"},
+        {"type": "open_table", "variant": "classic", "k\x00": 1},
+    ):
+        refused = await _answer(lobby, message)
+        assert refused["code"] == "bad_message", message
+        assert "NUL" in refused["message"] and "Поле" not in refused["message"]
+    assert (await _answer(lobby, {"type": "hello"}))["code"] == "unknown_type"
+    await lobby.disconnect()
+
+
+@pytest.fixture
+def open_table(make_user: Any) -> tuple[Table, Any]:
+    host = make_user("host")
+    table = services.table_create(variant="banker36", name="Банк", stake=10, created_by=host)
+    return table, host
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_nul_in_a_table_socket_command_is_refused_with_its_id_and_the_socket_lives(
+    open_table,
+):
+    table, host = open_table
+    client = await TableClient.open(table.pk, host)
+    await client.recv_until(lambda m: m["type"] == "snapshot")
+    for kind, fields in (
+        ("sit", {"invite": "x\x00y"}),
+        ("remove", {"seat": "\x00"}),
+        ("add_ai", {"level": "ea\x00sy"}),
+        ("client_seed", {"seed": "ab\x00"}),
+        ("action", {"action": "st\x00and"}),
+    ):
+        refused = await client.command(kind, **fields)
+        assert refused["type"] == "error" and refused["code"] == "bad_message", kind
+        assert "NUL" in refused["message"] and refused["version"] is not None
+    # An id with a NUL cannot be stored: refused, without an id to answer to.
+    await client.send({"type": "sit", "id": "c\x00"})
+    refused = await client.recv_until(lambda m: m["type"] == "error")
+    assert refused["code"] == "bad_message" and "id" not in refused
+    assert not await database_sync_to_async(ClientCommand.objects.exists)()
+    # The socket still answers, and a proper command is applied.
+    assert (await client.command("sit"))["type"] == "ack"
+    await client.send({"type": "ping"})
+    assert (await client.recv_until(lambda m: m["type"] == "pong"))["version"] is not None
+    await client.close()
+
+
+@pytest.mark.django_db
+def test_the_service_refuses_a_table_name_with_a_nul(make_user):
+    with pytest.raises(ValidationError) as refused:
+        services.table_create(variant="classic", name="a\x00b")
+    assert "name" in refused.value.message_dict
+    with pytest.raises(services.PlayError) as opened:
+        services.table_open(by=make_user(), variant="classic", name="a\x00b")
+    assert opened.value.code == "bad_table"
+    assert not Table.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_staff_page_named_with_a_nul_is_not_found(client, make_user):
+    client.force_login(make_user("boss", is_staff=True))
+    assert client.get(reverse("stats_of", args=["a\x00b"])).status_code == 404
+
+
+# --- a database error under a handler -------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_answers_a_database_error_unavailable_and_stays_open(
+    make_user, monkeypatch, caplog
+):
+    user = await database_sync_to_async(make_user)()
+    lobby = await _lobby(user)
+    real = services.table_open
+    failures = iter([OperationalError("the database went away")])
+
+    def failing_once(**kwargs: Any) -> Table:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "table_open", failing_once)
+    with caplog.at_level("ERROR", logger="tables.consumers"):
+        refused = await _answer(lobby, {"type": "open_table", "variant": "classic"})
+    assert refused["type"] == "error" and refused["code"] == "unavailable"
+    assert refused["message"] and "id" not in refused and "version" not in refused
+    assert any(r.exc_info and r.name == "tables.consumers" for r in caplog.records)
+    opened = await _answer(lobby, {"type": "open_table", "variant": "classic"})
+    assert opened["type"] == "table_opened"
+    await lobby.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_table_socket_request_that_meets_a_database_error_is_answered_unavailable(
+    open_table, monkeypatch, caplog
+):
+    table, host = open_table
+    client = await TableClient.open(table.pk, host)
+    snapshot = await client.recv_until(lambda m: m["type"] == "snapshot")
+
+    def broken(self: Any) -> None:
+        raise DatabaseError("could not read the table")
+
+    monkeypatch.setattr(consumers.TableConsumer, "_snapshot", broken)
+    with caplog.at_level("ERROR", logger="tables.consumers"):
+        await client.send({"type": "snapshot"})
+        refused = await client.recv_until(lambda m: m["type"] == "error")
+    assert refused["code"] == "unavailable" and refused["version"] == snapshot["version"]
+    assert any(r.exc_info and r.name == "tables.consumers" for r in caplog.records)
+    monkeypatch.undo()
+    await client.send({"type": "snapshot"})
+    assert (await client.recv_until(lambda m: m["type"] == "snapshot"))["table"]
+    await client.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_when_even_the_version_cannot_be_read_the_refusal_still_comes(
+    open_table, monkeypatch
+):
+    """The table socket's frames carry the table's version, read from the database: when
+    that read fails too, `unavailable` comes with a null version, and the socket lives."""
+    table, host = open_table
+    client = await TableClient.open(table.pk, host)
+    await client.recv_until(lambda m: m["type"] == "snapshot")
+
+    def broken(self: Any) -> None:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(consumers.TableConsumer, "_version_now", broken)
+    await client.send({"type": "ping"})
+    refused = await client.recv_until(lambda m: m["type"] == "error")
+    assert refused["code"] == "unavailable" and refused["version"] is None
+    monkeypatch.undo()
+    await client.send({"type": "ping"})
+    assert (await client.recv_until(lambda m: m["type"] == "pong"))["version"] is not None
+    await client.close()
