@@ -214,6 +214,13 @@ GAME_INTERLUDE_SECONDS = env.float("GAME_INTERLUDE_SECONDS", default=3.0)
 # cards are dealt without the missing ones (docs/fairness.md); 0 deals at once.
 CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 
+# Sockets open at once (both kinds, every web process: counted in the shared cache,
+# tables/connections.py) per signed-in user and per client address (behind the proxy
+# daphne takes it from X-Forwarded-For). A socket over either limit is closed at once
+# with 4430 (docs/protocol.md §3).
+WS_CONNECTIONS_PER_USER = env.int("WS_CONNECTIONS_PER_USER", default=10)
+WS_CONNECTIONS_PER_ADDRESS = env.int("WS_CONNECTIONS_PER_ADDRESS", default=50)
+
 # --- Auth ------------------------------------------------------------------------------
 
 AUTH_USER_MODEL = "accounts.User"
