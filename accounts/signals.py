@@ -1,10 +1,13 @@
 from typing import Any
 
 from django.conf import settings
-from django.db.models.signals import post_save
+from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
+from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.services import welcome_grant
+from accounts.sessions import sessions_may_have_ended
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts_welcome_grant")
@@ -14,3 +17,40 @@ def grant_welcome_chips(
     """Every new user, however created, gets a wallet and the welcome chips."""
     if created and not raw:
         welcome_grant(user=instance)
+
+
+@receiver(user_logged_out, dispatch_uid="accounts_sockets_signed_out")
+def close_signed_out_sockets(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    """Signing out ends this session's sockets too (the session is flushed right after
+    this signal, so they are told which session it was rather than left to look)."""
+    session = getattr(request, "session", None)
+    if user is not None and session is not None and session.session_key:
+        sessions_may_have_ended(user_id=user.pk, session_key=session.session_key)
+
+
+@receiver(pre_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts_password_seen")
+def note_password_change(sender: Any, instance: Any, raw: bool, **kwargs: Any) -> None:
+    """Whether this save changes the password or deactivates the user: each ends every
+    session of theirs (Django's session hash is made from the password). However the
+    password is changed — the password-change and reset pages, the admin, a command."""
+    fields = kwargs.get("update_fields")
+    instance._sessions_end = False
+    if (
+        raw
+        or instance.pk is None
+        or (fields is not None and not {"password", "is_active"} & set(fields))
+    ):
+        return
+    before = sender._default_manager.filter(pk=instance.pk).values("password", "is_active").first()
+    instance._sessions_end = before is not None and (
+        before["password"] != instance.password or (before["is_active"] and not instance.is_active)
+    )
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts_sockets_password")
+def close_sockets_after_password_change(sender: Any, instance: Any, **kwargs: Any) -> None:
+    if getattr(instance, "_sessions_end", False):
+        instance._sessions_end = False
+        user_id = instance.pk
+        # Once the new password is committed, or the sockets would check the old one.
+        transaction.on_commit(lambda: sessions_may_have_ended(user_id=user_id))

@@ -233,6 +233,12 @@ CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 TABLES_OPEN_PER_USER = env.int("TABLES_OPEN_PER_USER", default=3)
 # How many tables a player may open per clock hour (counted in the shared cache).
 TABLE_OPENS_PER_HOUR = env.int("TABLE_OPENS_PER_HOUR", default=10)
+# Sockets open at once (both kinds, every web process: counted in the shared cache,
+# tables/connections.py) per signed-in user and per client address (behind the proxy
+# daphne takes it from X-Forwarded-For). A socket over either limit is closed at once
+# with 4430 (docs/protocol.md §3).
+WS_CONNECTIONS_PER_USER = env.int("WS_CONNECTIONS_PER_USER", default=10)
+WS_CONNECTIONS_PER_ADDRESS = env.int("WS_CONNECTIONS_PER_ADDRESS", default=50)
 
 # --- Auth ------------------------------------------------------------------------------
 

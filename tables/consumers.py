@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from tables import broadcast, services
+from accounts import sessions
+from tables import broadcast, connections, services
 from tables.broadcast import LOBBY_GROUP, table_group
 from tables.forms import LobbyFilterForm
 from tables.models import Game, Table
@@ -40,6 +42,12 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
+# Over the sockets a user or a client address may hold open (settings
+# WS_CONNECTIONS_PER_USER / WS_CONNECTIONS_PER_ADDRESS): next to 4429, the other limit.
+CLOSE_TOO_MANY_CONNECTIONS = 4430
+# The session the socket signed in with has ended (signed out, password changed): as
+# HTTP's unofficial 440 "login time-out".
+CLOSE_SESSION_ENDED = 4440
 
 # A client frame above this many bytes is refused unread.
 MAX_FRAME_BYTES = 4096
@@ -52,6 +60,14 @@ FLOOD_CLOSE_AFTER = 100
 # kinds, every web process: counted in the shared cache, in fixed one-second windows), so
 # that opening many sockets does not multiply the per-connection budget.
 USER_RATE_PER_SECOND = 30
+# The same for the anonymous sockets of one client address together (spectators: every
+# `ping`, `snapshot` and `record` they send is read), so that opening many anonymous
+# sockets does not multiply the per-connection budget either.
+ADDRESS_RATE_PER_SECOND = 30
+# A socket renews its place in the connection counts (tables.connections) within this
+# many seconds after each window starts: spread, so that a process's sockets do not all
+# write to the cache in the same instant.
+RENEW_SPREAD_SECONDS = 10.0
 
 
 def _language(scope: dict[str, Any]) -> str:
@@ -101,6 +117,13 @@ def _database(function: Callable[..., Any]) -> Any:
     if _executor is None:
         _executor = ThreadPoolExecutor(threads, thread_name_prefix="consumer-db")
     return database_sync_to_async(function, thread_sensitive=False, executor=_executor)
+
+
+def _address(scope: dict[str, Any]) -> str | None:
+    """The client's address: the ASGI scope's client (daphne with --proxy-headers puts
+    X-Forwarded-For there); None when the server does not know it (a Unix socket)."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
 
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -212,18 +235,29 @@ class GuardedInput:
         self.refused_in_a_row += 1
         return False
 
-    async def _user_allows(self) -> bool:
-        """Within the user's budget over all their sockets (anonymous sockets have only
-        the connection's)."""
+    async def _shared_refusal(self) -> str | None:
+        """None within the budget shared by the user's sockets, or by the anonymous
+        sockets of the connection's address; else the refusal."""
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            return True
+        if user is not None and user.is_authenticated:
+            key, limit = f"ws-rate:{user.pk}:{int(time.time())}", USER_RATE_PER_SECOND
+        else:
+            address = _address(self.scope)
+            if address is None:
+                return None
+            key, limit = f"ws-rate:addr:{address}:{int(time.time())}", ADDRESS_RATE_PER_SECOND
         # Off the thread that runs the consumers' database work (thread_sensitive, as
         # the cache's own async methods are): a cache call needs no database connection.
-        count = await sync_to_async(_count_message, thread_sensitive=False)(
-            f"ws-rate:{user.pk}:{int(time.time())}"
-        )
-        return count <= USER_RATE_PER_SECOND
+        count = await sync_to_async(_count_message, thread_sensitive=False)(key)
+        if count <= limit:
+            return None
+        if user is not None and user.is_authenticated:
+            return _(
+                "Слишком много сообщений со всех ваших подключений: не больше %(n)d в секунду."
+            ) % {"n": limit}
+        return _("Слишком много сообщений с вашего адреса: не больше %(n)d в секунду.") % {
+            "n": limit
+        }
 
     async def _read(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any] | None:
         """The message, or None once its refusal has been sent."""
@@ -233,11 +267,8 @@ class GuardedInput:
             refusal = _("Слишком много сообщений: не больше %(n)d в секунду.") % {
                 "n": int(RATE_PER_SECOND)
             }
-        elif not await self._user_allows():
+        elif (refusal := await self._shared_refusal()) is not None:
             self.refused_in_a_row += 1
-            refusal = _(
-                "Слишком много сообщений со всех ваших подключений: не больше %(n)d в секунду."
-            ) % {"n": USER_RATE_PER_SECOND}
         if refusal is not None:
             if self.refused_in_a_row >= FLOOD_CLOSE_AFTER:
                 await self.close(code=CLOSE_FLOODING)
@@ -281,8 +312,118 @@ class GuardedInput:
         return message
 
 
+def _session_ended_message() -> str:
+    return _("Сессия завершена (выход или смена пароля): войдите снова.")
+
+
+class CountedAndSignedIn:
+    """What every socket of ours does around its life: it counts itself in the sockets
+    its user and its client address hold open (tables.connections; one over a limit is
+    closed at once with 4430), and a signed-in one ends with its session
+    (accounts.sessions: closed with 4440 when told, and checked before each command)."""
+
+    counted: connections.Counted | None = None
+    renewal: asyncio.Future[None] | None = None
+    session_key: str | None = None
+    # Fields of the refusal frame sent before a 4430 close (a table's: its version).
+    _REFUSAL_EXTRA: dict[str, Any] = {}
+
+    # Provided by the consumer (Channels).
+    send: Any
+    close: Any
+    scope: dict[str, Any]
+    channel_layer: Any
+    channel_name: str
+
+    def _signed_in_user(self) -> Any:
+        user = self.scope.get("user")
+        return user if user is not None and user.is_authenticated else None
+
+    async def _count_in(self) -> bool:
+        """Counted, or refused (and closed): False."""
+        user = self._signed_in_user()
+        counted, over = await sync_to_async(connections.connection_open, thread_sensitive=False)(
+            user_id=user.pk if user is not None else None, address=_address(self.scope)
+        )
+        if counted is None:
+            if over == "user":
+                message = _(
+                    "Слишком много подключений: у одного пользователя не больше %(n)d сразу."
+                ) % {"n": settings.WS_CONNECTIONS_PER_USER}
+            else:
+                message = _("Слишком много подключений с вашего адреса: не больше %(n)d сразу.") % {
+                    "n": settings.WS_CONNECTIONS_PER_ADDRESS
+                }
+            frame = {**_error("too_many_connections", message), **self._REFUSAL_EXTRA}
+            await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+            await self.close(code=CLOSE_TOO_MANY_CONNECTIONS)
+            return False
+        self.counted = counted
+        self.renewal = asyncio.ensure_future(self._renew())
+        return True
+
+    async def _renew(self) -> None:
+        """Stay counted in every new window of the counts while open."""
+        while True:
+            spread = random.uniform(0, RENEW_SPREAD_SECONDS)
+            await asyncio.sleep(connections.next_window_in() + spread)
+            try:
+                if self.counted is not None:
+                    await sync_to_async(connections.connection_renew, thread_sensitive=False)(
+                        self.counted
+                    )
+            except Exception:
+                # One failed renewal (the cache unreachable for a moment) must not end
+                # the renewals: the socket would stop counting while it is open.
+                logger.exception("connection count of %s not renewed", self.channel_name)
+
+    async def _count_out(self) -> None:
+        """Out of the counts: once, however the socket ends."""
+        if self.renewal is not None:
+            self.renewal.cancel()
+        counted, self.counted = self.counted, None
+        if counted is not None:
+            try:
+                await sync_to_async(connections.connection_close, thread_sensitive=False)(counted)
+            except Exception:
+                # The cache unreachable: the windows it counted in expire by themselves.
+                logger.exception("connection count of %s not released", self.channel_name)
+
+    def _remember_session(self) -> str | None:
+        """The socket's session key, and its user's group (which tells it when a session
+        of theirs ends), if signed in."""
+        session = self.scope.get("session")
+        self.session_key = getattr(session, "session_key", None) if session is not None else None
+        user = self._signed_in_user()
+        return sessions.user_group(user.pk) if user is not None else None
+
+    async def _session_current(self) -> bool:
+        return bool(
+            await _database(sessions.session_current)(
+                session_key=self.session_key, user=self._signed_in_user()
+            )
+        )
+
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        """A session of this socket's user may have ended (accounts.sessions): this one
+        (named by its digest), or any (then the socket checks its own)."""
+        named = event.get("session")
+        if named is not None and named != sessions.session_digest(self.session_key):
+            return  # another of the user's sessions
+        if named is None and await self._session_current():
+            return
+        await self._end_for_session()
+
+    async def _end_for_session(self) -> None:
+        raise NotImplementedError
+
+
 class LobbyConsumer(  # type: ignore[misc]
-    DispatchesOnTheLoop, SendsUntilGone, GuardedInput, AsyncJsonWebsocketConsumer
+    DispatchesOnTheLoop,
+    SendsUntilGone,
+    GuardedInput,
+    CountedAndSignedIn,
+    AsyncJsonWebsocketConsumer,
 ):
     """The open tables, sent on connect and again whenever one changes."""
 
@@ -293,11 +434,21 @@ class LobbyConsumer(  # type: ignore[misc]
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
-        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        if not await self._count_in():
+            return
+        self.groups_joined = [LOBBY_GROUP, str(self._remember_session())]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.send_json({"type": "lobby", **await self._listing()})
 
     async def disconnect(self, code: int) -> None:
-        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        await self._count_out()
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _end_for_session(self) -> None:
+        await self.send_json(_error("session_ended", _session_ended_message()))
+        await self.close(code=CLOSE_SESSION_ENDED)
 
     async def _send(self, message: dict[str, Any]) -> None:
         await self.send_json(message)
@@ -305,8 +456,13 @@ class LobbyConsumer(  # type: ignore[misc]
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         with translation.override(_language(self.scope)):
             content = await self._read(text_data, bytes_data)
-            if content is not None:
-                await self.receive_json(content)
+            if content is None:
+                return
+            # Every lobby message may open a table: only while the session stands.
+            if not await self._session_current():
+                await self._end_for_session()
+                return
+            await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if content.get("type") != "open_table":
@@ -358,9 +514,16 @@ class LobbyConsumer(  # type: ignore[misc]
 
 
 class TableConsumer(  # type: ignore[misc]
-    DispatchesOnTheLoop, SendsUntilGone, GuardedInput, AsyncWebsocketConsumer
+    DispatchesOnTheLoop,
+    SendsUntilGone,
+    GuardedInput,
+    CountedAndSignedIn,
+    AsyncWebsocketConsumer,
 ):
     """One live table: anyone may watch; signed-in players sit and play."""
+
+    # Every frame of a table socket carries a version; none is read for a refusal.
+    _REFUSAL_EXTRA = {"version": None}
 
     async def connect(self) -> None:
         broadcast.bind_loop()
@@ -372,6 +535,10 @@ class TableConsumer(  # type: ignore[misc]
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         self.invite = (query.get("invite") or [""])[0]
         await self.accept()
+        # Before the database is read: a flood of sockets costs the cache alone.
+        if not await self._count_in():
+            return
+        user_group = self._remember_session()
         table = await self._table()
         if table is None:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -387,7 +554,7 @@ class TableConsumer(  # type: ignore[misc]
             self.signed_in = False
         # Every change and presence note comes through the table's group
         # (tables.broadcast); `table_frames` picks this connection's frame of a change.
-        self.joined = [table_group(self.table_id)]
+        self.joined = [table_group(self.table_id), *([user_group] if user_group else [])]
         for group in self.joined:
             await self.channel_layer.group_add(group, self.channel_name)
         if self.signed_in:
@@ -439,6 +606,7 @@ class TableConsumer(  # type: ignore[misc]
         heartbeat = getattr(self, "heartbeat", None)
         if heartbeat is not None:
             heartbeat.cancel()
+        await self._count_out()
         joined: list[str] = getattr(self, "joined", [])
         try:
             for group in joined:
@@ -518,6 +686,9 @@ class TableConsumer(  # type: ignore[misc]
     ) -> None:
         def run() -> dict[str, Any]:
             with translation.override(self.language):
+                # In this trip to the database thread: one query more per command.
+                if not sessions.session_current(session_key=self.session_key, user=self.user):
+                    raise services.PlayError("session_ended", _session_ended_message())
                 # A command that reads its table itself, under the table's lock, is given
                 # the table's id alone, not a read of ours that would be stale by then.
                 table = (
@@ -545,6 +716,8 @@ class TableConsumer(  # type: ignore[misc]
             await self._send(_error(error.code, error.message, id=client_id))
             if error.code == "stale_version":
                 await self._send_snapshot()
+            elif error.code == "session_ended":
+                await self.close(code=CLOSE_SESSION_ENDED)
             return
         except ValidationError as error:  # SeatError
             code = getattr(error, "code", None) or "refused"
@@ -566,6 +739,10 @@ class TableConsumer(  # type: ignore[misc]
             )
             return
         await self._send({"type": "ack", "id": client_id, **outcome})
+
+    async def _end_for_session(self) -> None:
+        await self._send(_error("session_ended", _session_ended_message()))
+        await self.close(code=CLOSE_SESSION_ENDED)
 
     # Each command: (consumer, table, message) -> outcome dict. Run inside command_run.
     def _sit(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:

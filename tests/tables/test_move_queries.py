@@ -8,18 +8,21 @@ import random
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from accounts.sessions import session_current
 from games import engine
 from tables import services
 from tables.models import Table
 from tests.tables.live_helpers import playing, random_move, user_of
 
-# BEGIN, the table locked, the game, the seats, the event, the game and the table
-# saved, who is connected, the command stored, COMMIT — and the look for a resent id
-# and the move's savepoint.
-QUERIES_PER_MOVE_WITHOUT_CHIPS = 13
+# The consumer's look at the session (accounts.sessions.session_current), BEGIN, the
+# table locked, the game, the seats, the event, the game and the table saved, who is
+# connected, the command stored, COMMIT — and the look for a resent id and the move's
+# savepoint.
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 14
 
 
 @pytest.mark.django_db(transaction=True)
@@ -31,6 +34,11 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
 ):
     settings.GAME_INTERLUDE_SECONDS = 0
     users = {u.pk: u for u in (make_user(f"p{i}") for i in range(4))}
+    session_keys = {}
+    for user in users.values():
+        browser = Client()
+        browser.force_login(user)
+        session_keys[user.pk] = browser.session.session_key
     table = services.table_create(variant=variant, name="B", **options)
     for user in users.values():
         services.seat_take(table=table, player=user)
@@ -54,6 +62,8 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
             return services.game_act(table=by_id, player=user, action=move, version=None)
 
         with CaptureQueriesContext(connection) as queries:
+            # As the consumer runs a command: its session checked first, in the same trip.
+            assert session_current(session_key=session_keys[user.pk], user=user)
             outcome = services.command_run(
                 user=user, table=by_id, client_id=f"move-{step}", run=act, plays_overdue=True
             )

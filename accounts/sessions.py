@@ -1,0 +1,97 @@
+"""Whether a signed-in socket's session still stands, and the note that tells a user's
+sockets when one of their sessions may have ended (docs/protocol.md §2.4).
+
+A socket is authenticated once, at its handshake (Channels' AuthMiddleware). A session
+ended afterwards — signing out, a password changed or reset, an account deactivated —
+would leave it signed in for as long as it stays open. So the sockets join their user's
+group (`user_group`), which is told whenever a session of theirs may have ended, and
+every command first asks `session_current`: a note that never arrived cannot let an
+ended session act.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from importlib import import_module
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.models import Session
+from django.db.models import Subquery
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+
+logger = logging.getLogger(__name__)
+
+_DATABASE_SESSIONS = "django.contrib.sessions.backends.db"
+# The group event the consumers handle (their `session_ended` method).
+SESSION_ENDED_EVENT = "session.ended"
+
+
+def user_group(user_id: int) -> str:
+    """The channel-layer group every signed-in socket of a user joins."""
+    return f"user-sessions.{user_id}"
+
+
+def session_digest(session_key: str | None) -> str:
+    """A session named without its key (the key is a credential; the channel layer's
+    messages pass through Redis)."""
+    return hashlib.sha256((session_key or "").encode()).hexdigest()
+
+
+def session_current(*, session_key: str | None, user: Any) -> bool:
+    """The session still exists, unexpired, signs `user` in, and was signed with their
+    current password (the session's `_auth_user_hash` against the user's
+    `get_session_auth_hash()`, or one made with a SECRET_KEY_FALLBACKS key, as Django's
+    own `get_user` accepts), and the user is still active.
+
+    One query with the database sessions (the default): the session row, with the user's
+    password and active flag read in the same statement."""
+    if not session_key or user is None or not user.is_authenticated:
+        return False
+    users = get_user_model()._default_manager.filter(pk=user.pk)
+    if settings.SESSION_ENGINE == _DATABASE_SESSIONS:
+        row = (
+            Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
+            .annotate(
+                password=Subquery(users.values("password")[:1]),
+                active=Subquery(users.values("is_active")[:1]),
+            )
+            .values_list("session_data", "password", "active")
+            .first()
+        )
+        if row is None:
+            return False
+        encoded, password, active = row
+        data = import_module(_DATABASE_SESSIONS).SessionStore().decode(encoded)
+    else:  # another session engine: its own read, then the user's
+        data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
+        found = users.values_list("password", "is_active").first()
+        password, active = found if found is not None else (None, False)
+    if password is None or not active or data.get(SESSION_KEY) != str(user.pk):
+        return False
+    stored = data.get(HASH_SESSION_KEY)
+    if not stored:
+        return False
+    holder = get_user_model()(pk=user.pk, password=password)
+    hashes = [holder.get_session_auth_hash(), *holder.get_session_auth_fallback_hash()]
+    return any(constant_time_compare(stored, expected) for expected in hashes)
+
+
+def sessions_may_have_ended(*, user_id: int, session_key: str | None = None) -> None:
+    """Tell the user's sockets: the session `session_key` ended (each closes if it is
+    theirs), or, without a key, that any of the user's sessions may have (each checks
+    its own). A channel layer that cannot be reached loses only the note: every command
+    is checked anyway."""
+    event = {
+        "type": SESSION_ENDED_EVENT,
+        "session": session_digest(session_key) if session_key else None,
+    }
+    try:
+        async_to_sync(get_channel_layer().group_send)(user_group(user_id), event)
+    except Exception:
+        logger.exception("could not tell the sockets of user %s that a session ended", user_id)
