@@ -16,14 +16,14 @@ import logging
 from importlib import import_module
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
 from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
+
+from config.group_send import group_send_from_sync
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +92,6 @@ def sessions_may_have_ended(*, user_id: int, session_key: str | None = None) -> 
         "session": session_digest(session_key) if session_key else None,
     }
     try:
-        async_to_sync(get_channel_layer().group_send)(user_group(user_id), event)
+        group_send_from_sync(user_group(user_id), event)
     except Exception:
         logger.exception("could not tell the sockets of user %s that a session ended", user_id)

@@ -32,8 +32,9 @@ import logging
 import weakref
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+
+from config.group_send import group_send_from_sync
 
 logger = logging.getLogger(__name__)
 
@@ -150,11 +151,8 @@ def _send(group: str, message: dict[str, Any]) -> None:
                 _post, key, version, group, message, context=contextvars.Context()
             )
         return
-    layer = get_channel_layer()
-    if layer is None:  # pragma: no cover - settings always configure a layer
-        return
     try:
-        async_to_sync(layer.group_send)(group, message)
+        group_send_from_sync(group, message)
     except Exception:
         # The change is committed; a client that misses this frame sees the version gap
         # on the next one (or reconnects) and gets a snapshot.

@@ -458,8 +458,15 @@ function connect() {
   socket.addEventListener("close", (event) => {
     socketOpen = false;
     socket = null;
-    if (event.code === 4401) {
+    if (event.code === 4401 || event.code === 4440) {
+      // Not signed in, or the session ended (signed out, password changed elsewhere).
       setLive("offline", t("Вы вышли из аккаунта: обновите страницу."));
+      return;
+    }
+    if (event.code === 4430) {
+      // Too many sockets open: one frees when another tab closes.
+      setLive("offline", t("Открыто слишком много вкладок с игрой: закройте лишние, переподключимся через минуту."));
+      reconnectTimer = window.setTimeout(connect, 60_000);
       return;
     }
     attempt += 1;

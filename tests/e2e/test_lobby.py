@@ -123,7 +123,7 @@ def test_the_lobby_follows_other_players_opening_tables_and_taking_seats(
     bob.locator("#open-table summary").click()
     bob.get_by_role("combobox", name="Вариант").select_option("banker36")
     bob.get_by_label("Название").fill("Дорогой стол")
-    bob.get_by_label("Лимит входа").fill("20000")
+    bob.get_by_label("Лимит входа", exact=True).fill("20000")
     bob.get_by_label("Сразу сесть за стол").uncheck()
     bob.get_by_role("button", name="Открыть стол").click()
     bob.wait_for_url(TABLE_PAGE)
@@ -179,6 +179,11 @@ def test_the_variant_filter_hides_other_variants_by_keyboard_and_is_remembered(
     page.get_by_role("radio", name=re.compile("^Против банкира")).check()
     assert page.locator("#lobby-filtered-empty").is_visible()
     page.get_by_role("radio", name=re.compile("^Все")).check()
+    # The filter asks the server for that page (lobby.json): the rows follow its answer.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#lobby-tables tbody tr')]"
+        ".filter((tr) => tr.offsetParent !== null).length === 3"
+    )
     assert rows.locator("visible=true").count() == 3
     console.assert_clean("while filtering")
 
@@ -197,7 +202,7 @@ def test_open_table_form_creates_the_table_and_lands_on_it(
     page.get_by_label("Мест за столом").fill("3")
     page.get_by_label("Минимальная ставка").fill("20")
     page.get_by_label("Максимальная ставка").fill("200")
-    page.get_by_label("Лимит входа").fill("400")
+    page.get_by_label("Лимит входа", exact=True).fill("400")
     page.get_by_role("button", name="Открыть стол").click()
     page.wait_for_url(TABLE_PAGE)
     table = Table.objects.get(name="Салон Алисы")
@@ -269,3 +274,21 @@ def test_join_buttons_say_why_and_lead_to_the_table(
     shoot(page, "lobby-signed-in")
     check_accessibility(page, "lobby-signed-in")
     console.assert_clean("on the lobby")
+
+
+def test_signing_out_in_another_tab_ends_the_lobbys_live_link_with_a_note(
+    players: dict[str, Any], page: Any
+) -> None:
+    """The lobby socket of a session that ends (here: «Выйти» in another tab of the same
+    browser) is closed by the server with 4440; the page says so and does not reconnect."""
+    sign_in(page, "alice")
+    wait_live(page)
+    other_tab = page.context.new_page()
+    other_tab.goto("/")
+    other_tab.locator("header").get_by_role("button", name="Выйти").click()
+    other_tab.wait_for_load_state("networkidle")
+    page.locator('#lobby-live[data-state="offline"]', has_text="Вы вышли из аккаунта").wait_for()
+    page.wait_for_timeout(1500)  # no reconnect follows: it stays so
+    assert page.locator("#lobby-live").get_attribute("data-state") == "offline"
+    assert "Вы вышли из аккаунта" in page.locator("#lobby-live").inner_text()
+    other_tab.close()

@@ -6,6 +6,7 @@
 const BACKOFF_FIRST_MS = 500;
 const BACKOFF_MAX_MS = 10000;
 const FLOOD_PAUSE_MS = 15000; // after close code 4429
+const CROWDED_PAUSE_MS = 60000; // after 4430: a place frees when another tab closes
 const PING_EVERY_MS = 25000;
 const SILENCE_LIMIT_MS = 60000; // no message at all for this long: the link is dead
 const ANSWER_LIMIT_MS = 20000; // an open socket that leaves a command unanswered this long
@@ -106,8 +107,14 @@ export class TableSocket {
       } else if (event.code === 4403) {
         this.setState("closed", "forbidden");
         this.failPending("forbidden");
+      } else if (event.code === 4440) {
+        // The session ended (signed out, password changed): reconnecting cannot help.
+        this.setState("closed", "session_ended");
+        this.failPending("session_ended");
       } else if (event.code === 4429) {
         this.retry(FLOOD_PAUSE_MS);
+      } else if (event.code === 4430) {
+        this.retry(CROWDED_PAUSE_MS, "too_many_connections");
       } else {
         this.retry();
       }
@@ -115,8 +122,8 @@ export class TableSocket {
   }
 
   /** Schedule the next attempt: 0.5 s doubling to 10 s, each with jitter (half to all). */
-  retry(atLeast = 0) {
-    this.setState("reconnecting");
+  retry(atLeast = 0, why = null) {
+    this.setState("reconnecting", why);
     const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt);
     this.attempt += 1;
     const delay = Math.max(atLeast, base / 2 + (Math.random() * base) / 2);

@@ -109,19 +109,23 @@ const socket = new TableSocket(socketUrl(), {
 function onConnection(state, detail) {
   root.dataset.state = state;
   ui.connection.dataset.state = state;
-  const text = {
-    connecting: t("Подключение…"),
-    open: t("На связи"),
-    reconnecting: t("Связь потеряна, переподключаемся…"),
-    closed: t("Нет связи"),
-  }[state];
+  const text =
+    state === "reconnecting" && detail === "too_many_connections"
+      ? t("Открыто слишком много вкладок с игрой: закройте лишние, переподключимся через минуту.")
+      : {
+          connecting: t("Подключение…"),
+          open: t("На связи"),
+          reconnecting: t("Связь потеряна, переподключаемся…"),
+          closed: t("Нет связи"),
+        }[state];
   fill(ui.connection, h("span", { class: "connection-dot", "aria-hidden": "true" }), h("span", { class: "connection-text" }, text));
   if (state === "open") fresh = true;
   if (state === "closed") {
     showError(
-      detail === "forbidden"
-        ? t("Это частный стол: откройте его по ссылке-приглашению.")
-        : t("Такого стола нет."),
+      {
+        forbidden: t("Это частный стол: откройте его по ссылке-приглашению."),
+        session_ended: t("Вы вышли из аккаунта: войдите снова и обновите страницу."),
+      }[detail] ?? t("Такого стола нет."),
     );
   }
   refreshBusy();
