@@ -198,13 +198,13 @@ def _lobby_message(changes: dict[int, bool]) -> dict[str, Any]:
     from django.conf import settings
     from django.utils import translation
 
-    from tables.selectors import lobby_row, lobby_tables
+    from tables.selectors import lobby_rows, lobby_tables
 
     listed = list(lobby_tables().filter(pk__in=list(changes)))
     rows = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            rows[code] = [lobby_row(table) for table in listed]
+            rows[code] = lobby_rows(listed)  # a row that fails is left out, logged
     found = {table.pk for table in listed}
     return {
         "type": "lobby.diff",

@@ -42,6 +42,9 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
+# The server could not open the socket for a database error: the standard "try again
+# later" (RFC 6455), after an `unavailable` error.
+CLOSE_TRY_AGAIN_LATER = 1013
 # Over the sockets a user or a client address may hold open (settings
 # WS_CONNECTIONS_PER_USER / WS_CONNECTIONS_PER_ADDRESS): next to 4429, the other limit.
 CLOSE_TOO_MANY_CONNECTIONS = 4430
@@ -171,8 +174,26 @@ class DispatchesOnTheLoop:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        if message["type"] in ("websocket.connect", "websocket.disconnect"):
+        if message["type"] == "websocket.disconnect":
             await handler(message)
+            return
+        if message["type"] == "websocket.connect":
+            try:
+                await handler(message)
+            except DatabaseError:
+                # The socket cannot be served without its table (or its first list): it
+                # is told so and closed with 1013, "try again later" — not left to die
+                # with 1011 (docs/protocol.md §2.4).
+                logger.exception("%s: connect failed on a database error", type(self).__name__)
+                if not getattr(self, "accepted", False):
+                    await self.accept()
+                frame = {
+                    **_error("unavailable", _unavailable_text(_language(self.scope))),
+                    # At a table: the version is not known (the table was not read).
+                    **getattr(self, "_REFUSAL_EXTRA", {}),
+                }
+                await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+                await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
         try:
             await handler(message)
@@ -187,6 +208,10 @@ class DispatchesOnTheLoop:
             # A client's command is answered with its id; a group message has none.
             answering = message["type"] == "websocket.receive"
             await self._unavailable(getattr(self, "reading_id", None) if answering else None)
+
+    async def accept(self, *args: Any, **kwargs: Any) -> None:
+        await super().accept(*args, **kwargs)  # type: ignore[misc]
+        self.accepted = True
 
     async def _unavailable(self, client_id: str | None) -> None:
         frame = _error(
@@ -346,21 +371,26 @@ class CountedAndSignedIn:
             user_id=user.pk if user is not None else None, address=_address(self.scope)
         )
         if counted is None:
-            if over == "user":
-                message = _(
-                    "Слишком много подключений: у одного пользователя не больше %(n)d сразу."
-                ) % {"n": settings.WS_CONNECTIONS_PER_USER}
-            else:
-                message = _("Слишком много подключений с вашего адреса: не больше %(n)d сразу.") % {
-                    "n": settings.WS_CONNECTIONS_PER_ADDRESS
-                }
-            frame = {**_error("too_many_connections", message), **self._REFUSAL_EXTRA}
-            await self.send(text_data=json.dumps(frame, ensure_ascii=False))
-            await self.close(code=CLOSE_TOO_MANY_CONNECTIONS)
+            with translation.override(_language(self.scope)):
+                await self._refuse_crowded(over)
             return False
         self.counted = counted
         self.renewal = asyncio.ensure_future(self._renew())
         return True
+
+    async def _refuse_crowded(self, over: str) -> None:
+        """`too_many_connections` (in the active language), then close with 4430."""
+        if over == "user":
+            message = _(
+                "Слишком много подключений: у одного пользователя не больше %(n)d сразу."
+            ) % {"n": settings.WS_CONNECTIONS_PER_USER}
+        else:
+            message = _("Слишком много подключений с вашего адреса: не больше %(n)d сразу.") % {
+                "n": settings.WS_CONNECTIONS_PER_ADDRESS
+            }
+        frame = {**_error("too_many_connections", message), **self._REFUSAL_EXTRA}
+        await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+        await self.close(code=CLOSE_TOO_MANY_CONNECTIONS)
 
     async def _renew(self) -> None:
         """Stay counted in every new window of the counts while open."""
@@ -412,7 +442,8 @@ class CountedAndSignedIn:
             return  # another of the user's sessions
         if named is None and await self._session_current():
             return
-        await self._end_for_session()
+        with translation.override(_language(self.scope)):  # a group message brings none
+            await self._end_for_session()
 
     async def _end_for_session(self) -> None:
         raise NotImplementedError
@@ -446,8 +477,8 @@ class LobbyConsumer(  # type: ignore[misc]
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def _end_for_session(self) -> None:
-        await self.send_json(_error("session_ended", _session_ended_message()))
+    async def _end_for_session(self, answering: dict[str, str] | None = None) -> None:
+        await self.send_json(_error("session_ended", _session_ended_message(), **(answering or {})))
         await self.close(code=CLOSE_SESSION_ENDED)
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -460,23 +491,33 @@ class LobbyConsumer(  # type: ignore[misc]
                 return
             # Every lobby message may open a table: only while the session stands.
             if not await self._session_current():
-                await self._end_for_session()
+                await self._end_for_session(_echo(content))
                 return
             await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if content.get("type") != "open_table":
             await self.send_json(
-                _error("unknown_type", _("Сообщение лобби одно: open_table (docs/protocol.md)."))
+                _error(
+                    "unknown_type",
+                    _("Сообщение лобби одно: open_table (docs/protocol.md)."),
+                    **_echo(content),
+                )
             )
             return
         if not isinstance(content.get("private", False), bool):
             await self.send_json(
-                _error("bad_message", _("Поле %(name)r неверного типа.") % {"name": "private"})
+                _error(
+                    "bad_message",
+                    _("Поле %(name)r неверного типа.") % {"name": "private"},
+                    **_echo(content),
+                )
             )
             return
         with translation.override(_language(self.scope)):
-            fields = {k: v for k, v in content.items() if k not in ("type", "variant", "private")}
+            fields = {
+                k: v for k, v in content.items() if k not in ("type", "id", "variant", "private")
+            }
             try:
                 table = await _database(services.table_open)(
                     by=self.scope["user"],
@@ -485,10 +526,15 @@ class LobbyConsumer(  # type: ignore[misc]
                     **fields,
                 )
             except services.PlayError as error:
-                await self.send_json(_error(error.code, error.message))
+                await self.send_json(_error(error.code, error.message, **_echo(content)))
                 return
         await self.send_json(
-            {"type": "table_opened", "table": table.pk, "invite": table.invite_code or None}
+            {
+                "type": "table_opened",
+                "table": table.pk,
+                "invite": table.invite_code or None,
+                **_echo(content),
+            }
         )
 
     async def lobby_diff(self, event: dict[str, Any]) -> None:

@@ -120,6 +120,10 @@ class Table(models.Model):
     closing = models.BooleanField(_("закроется после раздачи"), default=False, editable=False)
     # A private table is not listed in the lobby; its invite link carries this code.
     private = models.BooleanField(_("частный"), default=False)
+    # Opened by the lobby's one-click «Играть» (a solo game, a blackjack training table):
+    # each player has at most one per variant, which the button reuses, so it does not
+    # count towards TABLES_OPEN_PER_USER (tables.services.table_open).
+    one_click = models.BooleanField(_("в один клик"), default=False, editable=False)
     invite_code = models.CharField(_("код приглашения"), max_length=32, blank=True)
     # The live table's version: every change its players see (a move, a seat, a pause)
     # adds one, and every frame sent to a client carries it (docs/protocol.md).

@@ -85,7 +85,7 @@ def lobby_row(t: Table) -> dict[str, Any]:
     }
 
 
-def _rows(tables: Any) -> list[dict[str, Any]]:
+def lobby_rows(tables: Any) -> list[dict[str, Any]]:
     """The lobby rows of `tables`. A table whose row cannot be built is left out (and
     logged), not the whole list (tables.parts); a row reads nothing more from the
     database, so it needs no savepoint."""
@@ -113,7 +113,7 @@ def lobby_listing(
     ):
         counts[row["variant"]] = row["n"]
     return {
-        "tables": _rows(shown),
+        "tables": lobby_rows(shown),
         "page": shown.number,
         "pages": paginator.num_pages,
         "total": paginator.count,

@@ -108,10 +108,14 @@ def _lobby_changed(table: Table, *, added: bool = False) -> None:
     transaction.on_commit(lambda: broadcast.lobby_changed(table_id, added=added))
 
 
-def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
+def table_open(
+    *, by: Any, variant: str, private: bool = False, one_click: bool = False, **fields: Any
+) -> Table:
     """A signed-in player opens a table from the lobby and becomes its host: the one way
     a player opens a table (the lobby's form, its socket's `open_table`, the one-click
-    tables), so that the limits of `_may_open` hold for all of them."""
+    tables), so that the limits of `_may_open` hold for all of them. A `one_click` table
+    (the lobby's «Играть»: one per player and variant, reused) is under the hourly rate
+    but not the open-at-once limit, which counts the tables a player opened by hand."""
     if not getattr(by, "is_authenticated", False):
         raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
     allowed = {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
@@ -128,17 +132,21 @@ def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -
         raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
     fields.setdefault("name", _("Стол %(user)s") % {"user": by.username})
     with transaction.atomic():
-        counted = _may_open(by)
+        counted = _may_open(by, open_at_once=not one_click)
         try:
-            return table_create(created_by=by, variant=variant, private=private, **fields)
-        except ValidationError as error:
-            if counted is not None:  # a refused table is not an opening
+            return table_create(
+                created_by=by, variant=variant, private=private, one_click=one_click, **fields
+            )
+        except Exception as error:
+            if counted is not None:  # a table that was not made is not an opening
                 throttle_release(counted)
+            if not isinstance(error, ValidationError):
+                raise
             text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
             raise PlayError("bad_table", text) from error
 
 
-def _may_open(by: Any) -> ThrottleHit | None:
+def _may_open(by: Any, *, open_at_once: bool = True) -> ThrottleHit | None:
     """Refuse a player a new table beyond their limits (staff have none): at most
     TABLES_OPEN_PER_USER of theirs open at once, at most TABLE_OPENS_PER_HOUR opened in a
     clock hour. Returns the rate's counted attempt (None for staff).
@@ -150,7 +158,8 @@ def _may_open(by: Any) -> ThrottleHit | None:
         return None
     get_user_model().objects.select_for_update().filter(pk=by.pk).first()
     limit = settings.TABLES_OPEN_PER_USER
-    if Table.objects.filter(created_by=by, status=Table.Status.OPEN).count() >= limit:
+    mine = Table.objects.filter(created_by=by, status=Table.Status.OPEN, one_click=False)
+    if open_at_once and mine.count() >= limit:
         raise PlayError(
             "too_many_tables",
             _("У вас уже открыто столов: %(n)d, больше нельзя. Закройте один из них.")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from django.contrib import messages
@@ -58,7 +59,7 @@ def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int 
     filters = filters_form.filters()
     listing = parts.build("tables", lambda: lobby_listing(**filters), empty_listing())
     tables = listing["tables"]
-    me = parts.build("tables", lambda: player_lobby_state(request.user), None)
+    me = parts.build("me", lambda: player_lobby_state(request.user), None)
     counts = listing["counts"]
     page = listing["page"]
     context = {
@@ -137,26 +138,27 @@ def table_new(request: HttpRequest) -> HttpResponse:
 def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
     """One click to play: a private `solo` table, or a `blackjack` training table with
     AI seats, opened for the player and with the player seated. A player who already
-    sits at such a table of theirs goes back to it."""
+    has such a table of theirs goes back to it (sitting down again if they had stood
+    up): one per player and variant, so these tables never pile up."""
     if variant not in QUICK_START:
         raise Http404("no one-click table of this variant")
     user = request.user
     mine = (
         Table.objects.filter(
-            variant=variant,
-            status=Table.Status.OPEN,
-            private=True,
-            created_by=user,
-            seats__player=user,
+            variant=variant, status=Table.Status.OPEN, created_by=user, one_click=True
         )
         .order_by("-pk")
         .first()
     )
     if mine is not None:
+        if not mine.seats.filter(player=user).exists():
+            # If they cannot sit, the table page says why (it is theirs to watch).
+            with contextlib.suppress(services.PlayError, services.SeatError):
+                services.seat_take(table=mine, player=user)
         return redirect("table", table_id=mine.pk)
     try:
         with transaction.atomic():  # a table is made whole or not at all
-            table = services.table_open(by=user, variant=variant, private=True)
+            table = services.table_open(by=user, variant=variant, private=True, one_click=True)
             services.seat_take(table=table, player=user)
             if variant == BLACKJACK:
                 for level in TRAINING_AI_LEVELS:

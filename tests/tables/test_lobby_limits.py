@@ -83,6 +83,29 @@ def test_closed_tables_do_not_count_and_staff_have_no_limit(make_user):
 
 
 @pytest.mark.django_db
+def test_one_click_tables_are_reused_and_leave_the_player_free_to_open_three(client, make_user):
+    """«Играть» opens one table per player and variant and goes back to it — also after
+    the player stood up — so they never pile up, and they do not count towards the
+    tables a player may have open: three tables opened by hand still fit beside them."""
+    player = make_user()
+    client.force_login(player)
+    for _ in range(3):
+        for variant in ("solo", "blackjack"):
+            assert client.post(reverse("quick_start", args=[variant])).status_code == 302
+        for table in Table.objects.filter(created_by=player):
+            services.seat_leave(table=table, player=player)
+    one_click = Table.objects.filter(created_by=player, one_click=True)
+    assert sorted(one_click.values_list("variant", flat=True)) == ["blackjack", "solo"]
+    assert client.post(reverse("quick_start", args=["solo"])).status_code == 302
+    assert one_click.get(variant="solo").seats.filter(player=player).exists()  # seated again
+    for i in range(3):
+        table_open(by=player, variant="classic", name=f"Руками {i}")
+    with pytest.raises(PlayError) as refused:
+        table_open(by=player, variant="classic", name="Четвёртый")
+    assert refused.value.code == "too_many_tables"
+
+
+@pytest.mark.django_db
 def test_opening_faster_than_the_hourly_rate_is_refused_and_a_refused_table_is_not_counted(
     settings, make_user, client
 ):

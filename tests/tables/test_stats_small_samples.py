@@ -238,6 +238,23 @@ def test_a_failing_table_list_leaves_the_leaderboards_and_says_so_in_place_of_th
 
 
 @pytest.mark.django_db
+def test_a_failing_players_part_leaves_the_table_list_and_says_so_in_its_own_place(
+    client, lobby_with_a_table, monkeypatch
+):
+    import tables.views
+
+    table, host = lobby_with_a_table
+    monkeypatch.setattr(tables.views, "player_lobby_state", lambda _user: _failing_query())
+    client.force_login(host)
+    html = client.get(reverse("lobby")).content.decode()
+    body = client.get(reverse("lobby_state")).json()
+    assert 'data-unavailable="me"' in html and 'data-unavailable="tables"' not in html
+    assert f'data-table-id="{table.pk}"' in html
+    assert body["unavailable"] == ["me"] and body["me"] is None
+    assert [t["id"] for t in body["tables"]] == [table.pk]
+
+
+@pytest.mark.django_db
 def test_one_table_row_that_fails_leaves_the_other_tables_listed(
     client, make_user, monkeypatch, caplog
 ):

@@ -11,6 +11,7 @@ was.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -215,3 +216,76 @@ async def test_when_even_the_version_cannot_be_read_the_refusal_still_comes(
     await client.send({"type": "ping"})
     assert (await client.recv_until(lambda m: m["type"] == "pong"))["version"] is not None
     await client.close()
+
+
+async def _refused_at_connect(path: str, user: Any) -> tuple[list[dict[str, Any]], int]:
+    cookie = await database_sync_to_async(session_cookie)(user)
+    communicator = WebsocketCommunicator(
+        application,
+        path,
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],
+    )
+    assert (await communicator.connect())[0]
+    frames = []
+    while True:
+        output = await communicator.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            return frames, int(output["code"])
+        frames.append(json.loads(output["text"]))
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_table_socket_whose_table_cannot_be_read_at_connect_is_told_and_closed_1013(
+    open_table, monkeypatch, caplog
+):
+    """A database error while the socket opens (the table's lookup) killed the consumer
+    with 1011 after it had accepted the socket: now `unavailable`, then 1013."""
+    table, host = open_table
+
+    async def broken(self: Any) -> None:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(consumers.TableConsumer, "_table", broken)
+    with caplog.at_level("ERROR", logger="tables.consumers"):
+        frames, code = await _refused_at_connect(f"/ws/tables/{table.pk}/", host)
+    assert code == consumers.CLOSE_TRY_AGAIN_LATER == 1013
+    assert [(f["code"], f["version"]) for f in frames] == [("unavailable", None)]
+    assert any(r.exc_info and r.name == "tables.consumers" for r in caplog.records)
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_lobby_socket_whose_first_list_cannot_be_read_is_told_and_closed_1013(
+    make_user, monkeypatch
+):
+    user = await database_sync_to_async(make_user)()
+
+    async def broken(self: Any) -> None:
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(consumers.LobbyConsumer, "_listing", broken)
+    frames, code = await _refused_at_connect("/ws/lobby/", user)
+    assert code == 1013
+    assert [f["code"] for f in frames] == ["unavailable"] and "id" not in frames[0]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_every_lobby_answer_carries_the_id_of_the_message_it_answers(make_user):
+    """docs/protocol.md §14: `table_opened` and each error name the message's id."""
+    user = await database_sync_to_async(make_user)()
+    lobby = await _lobby(user)
+    opened = await _answer(lobby, {"type": "open_table", "id": "o-1", "variant": "classic"})
+    assert opened["type"] == "table_opened" and opened["id"] == "o-1"
+    for message, code in [
+        ({"type": "open_table", "id": "o-2", "variant": "nope"}, "bad_table"),
+        ({"type": "open_table", "id": "o-3", "variant": "classic", "foo": 1}, "bad_message"),
+        ({"type": "open_table", "id": "o-4", "private": "yes"}, "bad_message"),
+        ({"type": "hello", "id": "o-5"}, "unknown_type"),
+    ]:
+        refused = await _answer(lobby, message)
+        assert (refused["code"], refused.get("id")) == (code, message["id"]), refused
+    untagged = await _answer(lobby, {"type": "hello"})
+    assert untagged["code"] == "unknown_type" and "id" not in untagged
+    await lobby.disconnect()

@@ -404,3 +404,36 @@ async def test_sockets_another_web_process_holds_count_against_the_user_on_redis
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=120)
     await refused_for_too_many(f"/ws/tables/{table.pk}/", fresh_address(), browser)
+
+
+async def english(path: str, address: str, browser: Client) -> Socket:
+    """A socket whose browser asks for English (Accept-Language), opened."""
+    socket = Socket(path, address, cookie(browser))
+    socket.comm.scope["headers"] = [*socket.comm.scope["headers"], (b"accept-language", b"en")]
+    assert (await socket.comm.connect())[0]
+    return socket
+
+
+async def test_a_refusal_for_too_many_sockets_is_in_the_connections_language(settings):
+    settings.WS_CONNECTIONS_PER_USER = 1
+    _user, browser = await signed_in("speaks-english")
+    first = await lobby_socket(browser, fresh_address())
+    frames, code = await (await english("/ws/lobby/", fresh_address(), browser)).frames_then_close()
+    assert code == consumers.CLOSE_TOO_MANY_CONNECTIONS
+    assert frames[0]["code"] == "too_many_connections"
+    assert frames[0]["message"] == "Too many connections: at most 1 at once for one user."
+    await first.close()
+
+
+async def test_the_note_that_a_session_ended_is_in_the_connections_language():
+    table = await a_table()
+    _user, browser = await signed_in("leaves-in-english")
+    at_table = await english(f"/ws/tables/{table.pk}/", fresh_address(), browser)
+    in_lobby = await english("/ws/lobby/", fresh_address(), browser)
+    assert (await database_sync_to_async(browser.post)("/logout/")).status_code == 302
+    for socket in (at_table, in_lobby):
+        frames, code = await socket.frames_then_close()
+        assert code == consumers.CLOSE_SESSION_ENDED
+        (note,) = [f for f in frames if f["type"] == "error"]
+        assert note["code"] == "session_ended" and "id" not in note
+        assert note["message"].startswith("Your session has ended"), note["message"]
