@@ -18,7 +18,7 @@ from tables import services
 from tables.models import Table
 from tables.services import PlayError, table_close, table_create, table_open
 from tests.conftest import reset_throttle_counts
-from tests.tables.test_ws_errors_more import lobby, lobby_answer
+from tests.tables.ws_helpers import lobby, lobby_answer
 
 
 @pytest.fixture(autouse=True)

@@ -24,30 +24,8 @@ from django.urls import reverse
 from config.asgi import application
 from tables import consumers, services
 from tables.models import ClientCommand, Table
-from tests.tables.ws_helpers import TableClient, session_cookie
-
-
-async def _lobby(user: Any, language: str = "ru") -> WebsocketCommunicator:
-    cookie = await database_sync_to_async(session_cookie)(user)
-    cookie += f"; django_language={language}".encode()
-    communicator = WebsocketCommunicator(
-        application,
-        "/ws/lobby/",
-        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    first = await communicator.receive_json_from(timeout=5)
-    assert first["type"] == "lobby"
-    return communicator
-
-
-async def _answer(communicator: WebsocketCommunicator, message: dict[str, Any]) -> Any:
-    await communicator.send_json_to(message)
-    while True:
-        frame = await communicator.receive_json_from(timeout=5)
-        if frame["type"] != "lobby":  # a push of the list may come first
-            return frame
+from tests.tables.ws_helpers import TableClient, lobby_answer, session_cookie
+from tests.tables.ws_helpers import lobby as lobby_socket
 
 
 @pytest.mark.asyncio
@@ -56,13 +34,15 @@ async def test_a_nul_in_a_table_name_over_the_lobby_socket_is_refused_and_the_so
     make_user,
 ):
     user = await database_sync_to_async(make_user)()
-    lobby = await _lobby(user)
-    refused = await _answer(lobby, {"type": "open_table", "variant": "classic", "name": "a\x00b"})
+    lobby = await lobby_socket(user)
+    refused = await lobby_answer(
+        lobby, {"type": "open_table", "variant": "classic", "name": "a\x00b"}
+    )
     assert refused["type"] == "error" and refused["code"] == "bad_message"
     assert "'name'" in refused["message"] and "NUL" in refused["message"]
     assert not await database_sync_to_async(Table.objects.exists)()
     # The socket answers the next message: a table with a proper name is opened.
-    opened = await _answer(lobby, {"type": "open_table", "variant": "classic", "name": "ab"})
+    opened = await lobby_answer(lobby, {"type": "open_table", "variant": "classic", "name": "ab"})
     assert opened["type"] == "table_opened"
     await lobby.disconnect()
 
@@ -73,16 +53,16 @@ async def test_a_nul_anywhere_in_a_lobby_message_is_refused_in_the_connections_l
     make_user,
 ):
     user = await database_sync_to_async(make_user)()
-    lobby = await _lobby(user, language="en")
+    lobby = await lobby_socket(user, cookie_extra="; django_language=en")
     for message in (
         {"type": "open_\x00table"},
         {"type": "open_table", "variant": "clas\x00sic"},
         {"type": "open_table", "variant": "classic", "k\x00": 1},
     ):
-        refused = await _answer(lobby, message)
+        refused = await lobby_answer(lobby, message)
         assert refused["code"] == "bad_message", message
         assert "NUL" in refused["message"] and "Поле" not in refused["message"]
-    assert (await _answer(lobby, {"type": "hello"}))["code"] == "unknown_type"
+    assert (await lobby_answer(lobby, {"type": "hello"}))["code"] == "unknown_type"
     await lobby.disconnect()
 
 
@@ -149,7 +129,7 @@ async def test_the_lobby_socket_answers_a_database_error_unavailable_and_stays_o
     make_user, monkeypatch, caplog
 ):
     user = await database_sync_to_async(make_user)()
-    lobby = await _lobby(user)
+    lobby = await lobby_socket(user)
     real = services.table_open
     failures = iter([OperationalError("the database went away")])
 
@@ -161,11 +141,11 @@ async def test_the_lobby_socket_answers_a_database_error_unavailable_and_stays_o
 
     monkeypatch.setattr(services, "table_open", failing_once)
     with caplog.at_level("ERROR", logger="tables.consumers"):
-        refused = await _answer(lobby, {"type": "open_table", "variant": "classic"})
+        refused = await lobby_answer(lobby, {"type": "open_table", "variant": "classic"})
     assert refused["type"] == "error" and refused["code"] == "unavailable"
     assert refused["message"] and "id" not in refused and "version" not in refused
     assert any(r.exc_info and r.name == "tables.consumers" for r in caplog.records)
-    opened = await _answer(lobby, {"type": "open_table", "variant": "classic"})
+    opened = await lobby_answer(lobby, {"type": "open_table", "variant": "classic"})
     assert opened["type"] == "table_opened"
     await lobby.disconnect()
 
@@ -275,8 +255,8 @@ async def test_a_lobby_socket_whose_first_list_cannot_be_read_is_told_and_closed
 async def test_every_lobby_answer_carries_the_id_of_the_message_it_answers(make_user):
     """docs/protocol.md §14: `table_opened` and each error name the message's id."""
     user = await database_sync_to_async(make_user)()
-    lobby = await _lobby(user)
-    opened = await _answer(lobby, {"type": "open_table", "id": "o-1", "variant": "classic"})
+    lobby = await lobby_socket(user)
+    opened = await lobby_answer(lobby, {"type": "open_table", "id": "o-1", "variant": "classic"})
     assert opened["type"] == "table_opened" and opened["id"] == "o-1"
     for message, code in [
         ({"type": "open_table", "id": "o-2", "variant": "nope"}, "bad_table"),
@@ -284,8 +264,8 @@ async def test_every_lobby_answer_carries_the_id_of_the_message_it_answers(make_
         ({"type": "open_table", "id": "o-4", "private": "yes"}, "bad_message"),
         ({"type": "hello", "id": "o-5"}, "unknown_type"),
     ]:
-        refused = await _answer(lobby, message)
+        refused = await lobby_answer(lobby, message)
         assert (refused["code"], refused.get("id")) == (code, message["id"]), refused
-    untagged = await _answer(lobby, {"type": "hello"})
+    untagged = await lobby_answer(lobby, {"type": "hello"})
     assert untagged["code"] == "unknown_type" and "id" not in untagged
     await lobby.disconnect()

@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from tables import consumers, services
 from tables.models import Game, Table
-from tests.tables.ws_helpers import session_cookie
+from tests.tables.ws_helpers import frames_until_quiet, session_cookie
 from tests.tables.ws_play import Viewer, card_tokens, make_users, playing_game, table_version
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -281,14 +281,7 @@ async def test_a_users_sockets_share_one_budget_across_connections(make_user, fr
     for socket in sockets:
         for _ in range(consumers.BURST):
             await socket.send({"type": "ping"})
-    kinds: dict[str, int] = {}
-    limited = []
-    for socket in sockets:
-        while not await socket.comm.receive_nothing(timeout=0.2):
-            message = await socket.recv()
-            kinds[message["type"]] = kinds.get(message["type"], 0) + 1
-            if message["type"] == "error":
-                limited.append(message)
+    kinds, limited = await frames_until_quiet(sockets)
     assert kinds["pong"] == consumers.USER_RATE_PER_SECOND
     assert limited and {m["code"] for m in limited} == {"rate_limited"}
     assert all("всех ваших подключений" in m["message"] for m in limited)

@@ -18,37 +18,12 @@ from config.asgi import application
 from tables.models import Seat, Table
 from tests.tables.live_helpers import conservation_holds
 from tests.tables.test_ws_errors import banker36_duel, connect, refused, table_with
-from tests.tables.ws_helpers import session_cookie
+from tests.tables.ws_helpers import lobby, lobby_answer, session_cookie
 from tests.tables.ws_play import make_users, playing_game
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 HEADERS = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-
-
-async def lobby(user: Any, *extra: tuple[bytes, bytes], cookie_extra: str = "") -> Any:
-    """A signed-in lobby socket, its first table list read."""
-    cookie = await database_sync_to_async(session_cookie)(user)
-    comm = WebsocketCommunicator(
-        application,
-        "/ws/lobby/",
-        headers=[*HEADERS, (b"cookie", cookie + cookie_extra.encode()), *extra],
-    )
-    assert (await comm.connect())[0]
-    first = await comm.receive_json_from(timeout=5)
-    assert first["type"] == "lobby"
-    return comm
-
-
-async def lobby_answer(comm: Any, message: dict[str, Any]) -> dict[str, Any]:
-    """Send a lobby message; its answer (`table_opened` or `error`), skipping the table
-    lists pushed meanwhile."""
-    await comm.send_json_to(message)
-    for _ in range(20):
-        answer = await comm.receive_json_from(timeout=5)
-        if answer["type"] not in ("lobby", "table_added", "table_changed", "table_removed"):
-            return answer
-    raise AssertionError("no answer")
 
 
 async def next_push(comm: Any) -> list[dict[str, Any]]:

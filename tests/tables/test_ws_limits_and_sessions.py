@@ -29,6 +29,7 @@ from accounts.models import User
 from config.asgi import application
 from tables import connections, consumers, services
 from tables.models import Table
+from tests.tables.ws_helpers import frames_until_quiet
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -251,14 +252,7 @@ async def test_anonymous_sockets_of_one_address_share_one_message_budget(frozen_
     for socket in sockets:
         for _ in range(consumers.BURST):
             await socket.send({"type": "ping"})
-    kinds: dict[str, int] = {}
-    limited = []
-    for socket in sockets:
-        while not await socket.comm.receive_nothing(timeout=0.2):
-            message = await socket.recv()
-            kinds[message["type"]] = kinds.get(message["type"], 0) + 1
-            if message["type"] == "error":
-                limited.append(message)
+    kinds, limited = await frames_until_quiet(sockets)
     assert kinds["pong"] == consumers.ADDRESS_RATE_PER_SECOND
     assert limited and {m["code"] for m in limited} == {"rate_limited"}
     assert all("с вашего адреса" in m["message"] for m in limited)

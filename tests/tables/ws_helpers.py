@@ -73,3 +73,45 @@ class TableClient:
 
     async def close(self) -> None:
         await self.comm.disconnect()
+
+
+HEADERS = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+
+
+async def lobby(user: Any, *extra: tuple[bytes, bytes], cookie_extra: str = "") -> Any:
+    """A signed-in lobby socket, its first table list read."""
+    cookie = await database_sync_to_async(session_cookie)(user)
+    comm = WebsocketCommunicator(
+        application,
+        "/ws/lobby/",
+        headers=[*HEADERS, (b"cookie", cookie + cookie_extra.encode()), *extra],
+    )
+    assert (await comm.connect())[0]
+    first = await comm.receive_json_from(timeout=5)
+    assert first["type"] == "lobby"
+    return comm
+
+
+async def lobby_answer(comm: Any, message: dict[str, Any]) -> dict[str, Any]:
+    """Send a lobby message; its answer (`table_opened` or `error`), skipping the table
+    lists pushed meanwhile."""
+    await comm.send_json_to(message)
+    for _ in range(20):
+        answer = await comm.receive_json_from(timeout=5)
+        if answer["type"] not in ("lobby", "table_added", "table_changed", "table_removed"):
+            return answer
+    raise AssertionError("no answer")
+
+
+async def frames_until_quiet(sockets: Any) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """What the sockets received until each was quiet for 0.2 s: how many frames of each
+    type, and the errors among them. (A socket: `.comm`, a communicator, and `.recv()`.)"""
+    kinds: dict[str, int] = {}
+    errors: list[dict[str, Any]] = []
+    for socket in sockets:
+        while not await socket.comm.receive_nothing(timeout=0.2):
+            message = await socket.recv()
+            kinds[message["type"]] = kinds.get(message["type"], 0) + 1
+            if message["type"] == "error":
+                errors.append(message)
+    return kinds, errors
