@@ -906,7 +906,10 @@ def create_tables(names: list[str], decision_seconds: int) -> list[tuple[int, st
     users = {u.username: u for u in User.objects.filter(username__in=names)}
     made = []
     # Setup only: no lobby broadcast per table created (nobody watches the lobby here).
-    with mock.patch.object(broadcast, "lobby_changed", lambda: None), transaction.atomic():
+    with (
+        mock.patch.object(broadcast, "lobby_changed", lambda *_a, **_k: None),
+        transaction.atomic(),
+    ):
         for index in range(len(names) // SEATS):
             group = names[index * SEATS : (index + 1) * SEATS]
             variant = VARIANTS[index % len(VARIANTS)]
