@@ -365,8 +365,10 @@ class Console:
             self.problems.append(f"console.{message.type}: {message.text}")
 
     def _failed(self, request: Any) -> None:
-        # Leaving a page while its favicon still loads aborts that request: not a fault.
-        if request.url.endswith("favicon.svg") and "ERR_ABORTED" in str(request.failure):
+        # Leaving a page while its favicon or a fetch of its data (lobby.json, the
+        # balance) still loads aborts that request: not a fault.
+        aborted = "ERR_ABORTED" in str(request.failure)
+        if aborted and (request.url.endswith("favicon.svg") or request.resource_type == "fetch"):
             return
         self.problems.append(f"request failed: {request.url} ({request.failure})")
 
