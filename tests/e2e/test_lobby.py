@@ -97,6 +97,15 @@ def counts(page: Any) -> dict[str, str]:
     )
 
 
+def query_has(page: Any, name: str, value: str) -> bool:
+    return bool(
+        page.evaluate(
+            "([name, value]) => new URL(location.href).searchParams.get(name) === value",
+            [name, value],
+        )
+    )
+
+
 def stub_table_page(page: Any) -> None:
     page.route(
         TABLE_PAGE,
@@ -401,11 +410,20 @@ def test_counts_follow_tables_opened_and_closed_outside_the_filters(
 ) -> None:
     """The counts beside the variants are the server's, under the entry-limit filter: a
     table opened above the limit is not counted, and one closed while another variant is
-    shown (so not on the page) is no longer counted."""
+    shown (so not on the page) is no longer counted. A row the filter excludes leaves
+    the list at once: it is not shown as closed."""
     table_create(variant="salon", name="Салон сто", entry_limit=100)
+    table_create(variant="salon", name="Салон для богатых", entry_limit=5000)
     sign_in(page, "alice")
-    page.goto("/?max_entry=500")
     wait_live(page)
+    count_is(page, "salon", 2)
+    limit = page.get_by_label("Лимит входа до")
+    limit.fill("500")
+    limit.press("Tab")  # the field's change
+    row(page, "Салон для богатых").wait_for(state="detached")
+    count_is(page, "salon", 1)
+    assert query_has(page, "max_entry", "500")
+    assert not page.locator("#lobby-tables tr[data-closed]").count()
     assert counts(page) == {
         "": "1",
         "classic": "0",
