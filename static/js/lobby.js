@@ -1,7 +1,8 @@
 // The lobby: the server renders the open tables; this keeps them current from the lobby
 // socket (docs/protocol.md §14), filters them by variant, says on each join button why
-// the player cannot sit (as services.seat_take would refuse), and fits the «Открыть
-// стол» form to the chosen variant.
+// the player cannot sit (as services.seat_take would refuse), keeps «Ваши столы» and the
+// per-variant counts as lobby.json gives them, says when a part of lobby.json could not
+// be built, and fits the «Открыть стол» form to the chosen variant.
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 // Callers pass the translated text, t("…"), so that makemessages finds the msgid.
@@ -18,6 +19,12 @@ const FILTER_KEY = "twentyone.lobby.variant";
 const ID_MARK = "987654321"; // the table id in data-table-url
 const CLOSED_ROW_MS = 60_000; // a closed table's row stays this long, saying so
 const POLL_MS = 30_000; // signed out: the lobby socket is for players only
+// After the socket's changes, lobby.json is asked again at most this often: its counts
+// (under the filters, every page) and «Ваши столы» are the server's, and a diff alone
+// cannot tell whether a table it names was counted (one on another page, or outside the
+// entry-limit filters). The server sends its changes together within about 0.25 s.
+const DIFF_REFETCH_MS = 1000;
+const RETRY_MS = 15_000; // a part lobby.json could not build is asked for again
 
 function readJSON(id) {
   const node = document.getElementById(id);
@@ -31,8 +38,8 @@ function readJSON(id) {
 
 let tables = readJSON("lobby-tables-data") || [];
 let me = readJSON("lobby-me");
-// How many tables of each variant there are in all (the server's count: the list is one
-// page of them), kept up to date by the socket's added and removed tables.
+// How many tables of each variant there are under the entry-limit filters (the server's
+// count: the list is one page of them), as lobby.json and the socket's `lobby` last gave.
 let counts = readJSON("lobby-counts") || {};
 const PAGE_SIZE = 50; // tables.selectors.LOBBY_PAGE_SIZE
 
@@ -215,7 +222,11 @@ function render() {
     previous = tr;
   }
   for (const tr of [...tbody.rows]) {
-    if (!seen.has(Number(tr.dataset.tableId))) markClosed(tr);
+    if (seen.has(Number(tr.dataset.tableId))) continue;
+    // Gone from a list that would still show it: closed (or now private), said so for a
+    // while. A row the filters now exclude just goes: it is not closed.
+    if (!tr.__table || matches(tr.__table)) markClosed(tr);
+    else tr.remove();
   }
   afterRender();
 }
@@ -255,8 +266,10 @@ function afterRender() {
     setText(span, String(key ? counts[key] || 0 : all));
   }
   tableEl.hidden = tbody.rows.length === 0;
-  document.getElementById("lobby-empty").hidden = tbody.rows.length !== 0;
-  document.getElementById("lobby-filtered-empty").hidden = !(tbody.rows.length && !visible);
+  // While the list could not be fetched, its note says so, not "no tables".
+  const unknown = !noteFor("tables").hidden;
+  document.getElementById("lobby-empty").hidden = unknown || tbody.rows.length !== 0;
+  document.getElementById("lobby-filtered-empty").hidden = unknown || !(tbody.rows.length && !visible);
 }
 
 function choose(value, { remember = true } = {}) {
@@ -298,6 +311,59 @@ function setUpFilters() {
   });
 }
 
+// --- the parts lobby.json could not build (its `unavailable`) -------------------------
+
+// The server renders the same note on first load (templates/tables/lobby.html); the
+// script adds a hidden one where the page has none.
+function noteFor(part) {
+  let note = root.querySelector(`[data-unavailable="${part}"]`);
+  if (note) return note;
+  note = el(
+    "p",
+    { class: "empty part-unavailable", role: "alert", "data-unavailable": part, hidden: true },
+    t("Эта часть страницы сейчас недоступна. Попробуйте обновить страницу чуть позже."),
+  );
+  if (part === "tables") document.getElementById("lobby-empty").before(note);
+  else document.getElementById("lobby-pager").after(note);
+  return note;
+}
+
+function showUnavailable(part, failed) {
+  const note = noteFor(part);
+  if (note.hidden !== !failed) note.hidden = !failed;
+}
+
+// --- «Ваши столы»: your seats and the tables you opened (lobby.json's `me`) ----------
+
+function myItems(viewer) {
+  const item = (id, name, what) => el("li", {}, el("a", { href: tableUrl(id) }, name), ` — ${what}`);
+  const items = viewer.seats.map((seat) => item(seat.table, seat.name, t("вы за столом")));
+  for (const own of viewer.tables || []) {
+    if (own.seated) continue; // listed with the seats
+    items.push(item(own.table, own.name, own.private ? t("ваш частный стол") : t("вы его открыли")));
+  }
+  return items;
+}
+
+function renderMine() {
+  if (!signedIn || !me) return; // signed out, or not known just now: as it was
+  const items = myItems(me);
+  let box = document.getElementById("my-tables");
+  if (!box) {
+    if (!items.length) return;
+    box = el("div", { class: "my-tables", id: "my-tables" }, el("h3", {}, t("Ваши столы")), el("ul"));
+    noteFor("me").after(box);
+  }
+  box.hidden = items.length === 0;
+  const list = box.querySelector("ul");
+  // Rebuilt only when it changes, so a focused link keeps its focus.
+  const key = JSON.stringify(items.map((li) => [li.firstChild.getAttribute("href"), li.textContent]));
+  if (list.dataset.key !== key) {
+    list.dataset.key = key;
+    list.replaceChildren(...items);
+  }
+}
+
 // --- the viewer's balance and seats, and the list when signed out --------------------
 
 const stateUrl = root.dataset.stateUrl;
@@ -335,26 +401,35 @@ function before(a, b) {
   return a.id < b.id;
 }
 
+// The rows follow the diffs at once; the counts wait for lobby.json (DIFF_REFETCH_MS).
 function applyDiff(message) {
   if (message.type === "table_removed") {
-    const gone = tables.find((table) => table.id === message.table);
-    if (gone) counts[gone.variant] = Math.max(0, (counts[gone.variant] || 0) - 1);
     tables = tables.filter((table) => table.id !== message.table);
-    return message.table;
+    return;
   }
   const row = message.table;
   const index = tables.findIndex((table) => table.id === row.id);
-  if (index >= 0) {
+  if (!matches(row)) {
+    if (index >= 0) tables.splice(index, 1); // the filters exclude it: not shown
+  } else if (index >= 0) {
     tables[index] = row;
-  } else if (message.type === "table_added") {
-    counts[row.variant] = (counts[row.variant] || 0) + 1;
-    // Shown if it passes the filters and the page has room (the rest: the next page).
-    if (matches(row) && tables.length < PAGE_SIZE) {
-      const at = tables.findIndex((table) => before(row, table));
-      tables.splice(at < 0 ? tables.length : at, 0, row);
-    }
+  } else if (message.type === "table_added" && tables.length < PAGE_SIZE) {
+    // Shown if the page has room (the rest: the next page).
+    const at = tables.findIndex((table) => before(row, table));
+    tables.splice(at < 0 ? tables.length : at, 0, row);
   }
-  return row.id;
+}
+
+// One lobby.json for a batch of diffs, at most every DIFF_REFETCH_MS: a steady stream of
+// changes does not put it off (a debounce would), nor asks for it at each one.
+let diffTimer = 0;
+
+function refetchAfterDiffs() {
+  if (diffTimer) return;
+  diffTimer = window.setTimeout(() => {
+    diffTimer = 0;
+    fetchState();
+  }, DIFF_REFETCH_MS);
 }
 let stateTimer = 0;
 let stateBusy = false;
@@ -374,12 +449,23 @@ async function fetchState() {
     });
     if (!response.ok) return;
     const data = await response.json();
-    me = data.me;
-    tables = data.tables;
-    counts = data.counts || counts;
+    // A part the server could not build comes empty: what is shown of it stays, with the
+    // note in place of "no tables", and it is asked for again a little later.
+    const failed = Array.isArray(data.unavailable) ? data.unavailable : [];
+    const listed = !failed.includes("tables");
+    const known = !failed.includes("me");
+    if (listed) {
+      tables = data.tables;
+      counts = data.counts || counts;
+      showPager(data);
+    }
+    if (known) me = data.me;
+    showUnavailable("tables", !listed);
+    if (signedIn) showUnavailable("me", !known);
     render();
-    showPager(data);
-    if (me) document.dispatchEvent(new CustomEvent("chips:balance", { detail: { balance: me.balance } }));
+    renderMine();
+    if (known && me) document.dispatchEvent(new CustomEvent("chips:balance", { detail: { balance: me.balance } }));
+    if (!listed || (signedIn && !known)) refreshState(RETRY_MS);
   } catch {
     // offline: keep what is shown; the socket's reconnect will ask again
   } finally {
@@ -446,13 +532,15 @@ function connect() {
     if (message.type === "lobby" && Array.isArray(message.tables)) {
       tables = message.tables;
       counts = message.counts || counts;
+      showUnavailable("tables", false); // the server built the list
       render();
+      showPager(message);
       refreshState(); // seats and balances change with the tables
     } else if (["table_added", "table_changed", "table_removed"].includes(message.type)) {
-      const id = applyDiff(message);
+      applyDiff(message);
       render();
-      // The viewer's seats and balance change with the tables they sit at.
-      if (me && me.seats.some((seat) => seat.table === id)) refreshState();
+      // The counts, your seats, balance and tables change with them: as the server says.
+      refetchAfterDiffs();
     }
   });
   socket.addEventListener("close", (event) => {
@@ -540,3 +628,6 @@ setUpForm();
 setUpFilters();
 render();
 setUpLive();
+// A part the server could not render on this load is asked for again (signed in, the
+// socket's first message asks at once).
+if (!noteFor("tables").hidden || (signedIn && !noteFor("me").hidden)) refreshState(RETRY_MS);

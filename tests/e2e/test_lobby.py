@@ -26,6 +26,7 @@ pytestmark = pytest.mark.e2e
 PASSWORD = "Lobby-Parol-2024"
 LOBBY = re.compile(r"^https?://[^/]+/(\?.*)?$")
 TABLE_PAGE = re.compile(r"/tables/\d+/(\?.*)?$")
+LOBBY_JSON = re.compile(r"/lobby\.json(\?.*)?$")
 
 # A second player's client sits down: the table socket's `sit` command.
 SIT = """(tableId) => new Promise((resolve, reject) => {
@@ -43,6 +44,66 @@ SIT = """(tableId) => new Promise((resolve, reject) => {
     }
   };
 })"""
+
+
+# A player's client opens a table: the lobby socket's `open_table` (docs/protocol.md §14).
+OPEN = """(fields) => new Promise((resolve, reject) => {
+  const ws = new WebSocket(`ws://${location.host}/ws/lobby/`);
+  const timer = setTimeout(() => reject(new Error("no answer to open_table")), 10000);
+  ws.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "lobby") {
+      ws.send(JSON.stringify({type: "open_table", ...fields}));
+    } else if (message.type === "table_opened") {
+      clearTimeout(timer); ws.close(); resolve(message.table);
+    } else if (message.type === "error") {
+      clearTimeout(timer); ws.close(); reject(new Error(message.code));
+    }
+  };
+})"""
+
+# The host closes their table: the table socket's `close` (docs/protocol.md §9.8).
+CLOSE = """(tableId) => new Promise((resolve, reject) => {
+  const ws = new WebSocket(`ws://${location.host}/ws/tables/${tableId}/`);
+  const timer = setTimeout(() => reject(new Error("no answer to close")), 10000);
+  ws.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.type === "snapshot" && !ws.sent) {
+      ws.sent = true;
+      ws.send(JSON.stringify({type: "close", id: `close-${Date.now()}`}));
+    } else if (message.type === "ack") {
+      clearTimeout(timer); ws.close(); resolve(true);
+    } else if (message.type === "error") {
+      clearTimeout(timer); ws.close(); reject(new Error(message.code));
+    }
+  };
+})"""
+
+
+def count_is(page: Any, variant: str, value: int) -> None:
+    """Wait until the variant filter's count (`""`: «Все») reads `value`."""
+    page.wait_for_function(
+        '([key, value]) => document.querySelector(`[data-count="${key}"]`).textContent === value',
+        arg=[variant, str(value)],
+    )
+
+
+def counts(page: Any) -> dict[str, str]:
+    return dict(
+        page.eval_on_selector_all(
+            "#lobby-filters [data-count]",
+            "(spans) => spans.map((span) => [span.dataset.count, span.textContent])",
+        )
+    )
+
+
+def query_has(page: Any, name: str, value: str) -> bool:
+    return bool(
+        page.evaluate(
+            "([name, value]) => new URL(location.href).searchParams.get(name) === value",
+            [name, value],
+        )
+    )
 
 
 def stub_table_page(page: Any) -> None:
@@ -131,7 +192,8 @@ def test_the_lobby_follows_other_players_opening_tables_and_taking_seats(
     dear.wait_for()
     assert dear.get_by_role("button", name=re.compile("^Сесть")).is_disabled()
     assert dear.locator(".why").inner_text() == "Нужно не меньше 20000 фишек, у вас 10000."
-    assert page.locator('[data-count="banker36"]').inner_text() == "2"
+    # The counts are the server's: they follow with lobby.json, asked after the change.
+    count_is(page, "banker36", 2)
 
     # Bob and then Carol take the small table's seats: its count follows, and once it is
     # full Alice's button is disabled with the reason.
@@ -292,3 +354,159 @@ def test_signing_out_in_another_tab_ends_the_lobbys_live_link_with_a_note(
     assert page.locator("#lobby-live").get_attribute("data-state") == "offline"
     assert "Вы вышли из аккаунта" in page.locator("#lobby-live").inner_text()
     other_tab.close()
+
+
+def test_a_part_lobby_json_could_not_build_is_said_so_not_shown_as_no_tables(
+    players: dict[str, Any], page: Any, console: Console
+) -> None:
+    """lobby.json names the parts it could not build (`unavailable`, docs/protocol.md
+    §14): the page says so where the part is, keeps what it showed of it (the player is
+    not told there are no tables, nor that they are signed out), and drops the note once
+    the part comes back. The server's failure is stood in for by the answer itself: the
+    daphne process cannot be made to fail one part from here."""
+    alice = players["alice"]
+    table_create(variant="salon", name="Тайный салон", private=True, created_by=alice)
+    broken = {
+        "tables": [],
+        "page": 1,
+        "pages": 1,
+        "total": 0,
+        "counts": {key: 0 for key in ("classic", "salon", "solo", "banker36", "blackjack")},
+        "counts_total": 0,
+        "me": None,
+        "unavailable": ["tables", "me"],
+    }
+    page.route(
+        LOBBY_JSON,
+        lambda route: route.fulfill(status=200, json=broken),
+    )
+    sign_in(page, "alice")
+    wait_live(page)
+    # The socket's first message makes the script ask lobby.json for the viewer's part.
+    tables_note = page.locator('[data-unavailable="tables"]')
+    me_note = page.locator('[data-unavailable="me"]')
+    tables_note.wait_for()
+    me_note.wait_for()
+    note = "Эта часть страницы сейчас недоступна. Попробуйте обновить страницу чуть позже."
+    assert tables_note.inner_text() == note and me_note.inner_text() == note
+    assert not page.locator("#lobby-empty").is_visible()
+    # What it knew of the viewer stays: their private table.
+    mine = page.locator("#my-tables li")
+    assert mine.all_inner_texts() == ["Тайный салон — ваш частный стол"]
+    shoot(page, "lobby-part-unavailable")
+    console.assert_clean("with parts unavailable")
+
+    # The parts are back: the notes go, and «no tables» is said again.
+    page.unroute(LOBBY_JSON)
+    page.get_by_role("radio", name=re.compile("^Салонная игра")).check()
+    tables_note.wait_for(state="hidden")
+    me_note.wait_for(state="hidden")
+    assert page.locator("#lobby-empty").is_visible()
+    assert mine.all_inner_texts() == ["Тайный салон — ваш частный стол"]
+    console.assert_clean("with the parts back")
+
+
+def test_counts_follow_tables_opened_and_closed_outside_the_filters(
+    players: dict[str, Any], page: Any, console: Console, other_context: Any
+) -> None:
+    """The counts beside the variants are the server's, under the entry-limit filter: a
+    table opened above the limit is not counted, and one closed while another variant is
+    shown (so not on the page) is no longer counted. A row the filter excludes leaves
+    the list at once: it is not shown as closed."""
+    table_create(variant="salon", name="Салон сто", entry_limit=100)
+    table_create(variant="salon", name="Салон для богатых", entry_limit=5000)
+    sign_in(page, "alice")
+    wait_live(page)
+    count_is(page, "salon", 2)
+    limit = page.get_by_label("Лимит входа до")
+    limit.fill("500")
+    limit.press("Tab")  # the field's change
+    row(page, "Салон для богатых").wait_for(state="detached")
+    count_is(page, "salon", 1)
+    assert query_has(page, "max_entry", "500")
+    assert not page.locator("#lobby-tables tr[data-closed]").count()
+    assert counts(page) == {
+        "": "1",
+        "classic": "0",
+        "salon": "1",
+        "solo": "0",
+        "banker36": "0",
+        "blackjack": "0",
+    }
+
+    # Bob opens a banker above Alice's limit of 500, then a salon under it: the salon
+    # shows and is counted, the banker neither (it is not in her lobby).
+    bob = other_context("bob")
+    bob.evaluate(OPEN, {"variant": "banker36", "name": "Дорогой банк", "entry_limit": 20000})
+    bob.evaluate(OPEN, {"variant": "salon", "name": "Салон двести", "entry_limit": 200})
+    row(page, "Салон двести").wait_for()
+    count_is(page, "salon", 2)
+    assert counts(page) == {
+        "": "2",
+        "classic": "0",
+        "salon": "2",
+        "solo": "0",
+        "banker36": "0",
+        "blackjack": "0",
+    }
+    assert not row(page, "Дорогой банк").count()
+
+    # A banker under the limit is counted; Alice shows only the salons, and Bob closes
+    # that banker: its count goes, though its row was not on her page.
+    bank = bob.evaluate(OPEN, {"variant": "banker36", "name": "Банк сто", "entry_limit": 100})
+    count_is(page, "banker36", 1)
+    page.get_by_role("radio", name=re.compile("^Салонная игра")).check()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('variant') === 'salon'")
+    page.wait_for_function(
+        "() => !document.querySelector('#lobby-tables tr[data-variant=\"banker36\"]')"
+    )
+    bob.evaluate(CLOSE, bank)
+    bob.evaluate(OPEN, {"variant": "salon", "name": "Салон триста", "entry_limit": 300})
+    row(page, "Салон триста").wait_for()
+    count_is(page, "salon", 3)
+    assert counts(page) == {
+        "": "3",
+        "classic": "0",
+        "salon": "3",
+        "solo": "0",
+        "banker36": "0",
+        "blackjack": "0",
+    }
+    # Only the filters' rows are shown: the salons under 500.
+    names = page.locator("#lobby-tables tbody tr .col-name").all_inner_texts()
+    assert names == ["Салон двести", "Салон сто", "Салон триста"]
+    console.assert_clean("while the counts follow")
+
+
+def test_your_tables_appear_when_you_open_one_in_another_tab(
+    players: dict[str, Any], page: Any, console: Console
+) -> None:
+    """«Ваши столы» (lobby.json's `me`) follows what the player does in another tab: a
+    private table (no lobby message names it) and a public one they opened, then their
+    seat at it — though the page was rendered with no such list."""
+    sign_in(page, "alice")
+    wait_live(page)
+    assert not page.locator("#my-tables").count()
+
+    other_tab = page.context.new_page()
+    stub_table_page(other_tab)
+    other_tab.goto("/")
+    other_tab.evaluate(OPEN, {"variant": "classic", "name": "Тайный стол", "private": True})
+    public = other_tab.evaluate(OPEN, {"variant": "classic", "name": "Стол Алисы"})
+    row(page, "Стол Алисы").wait_for()
+    mine = page.locator("#my-tables li")
+    mine.nth(1).wait_for()
+    assert page.locator("#my-tables h3").inner_text() == "Ваши столы"
+    assert sorted(mine.all_inner_texts()) == [
+        "Стол Алисы — вы его открыли",
+        "Тайный стол — ваш частный стол",
+    ]
+
+    other_tab.evaluate(SIT, public)
+    page.locator("#my-tables li", has_text="Стол Алисы — вы за столом").wait_for()
+    assert mine.all_inner_texts() == ["Стол Алисы — вы за столом", "Тайный стол — ваш частный стол"]
+    assert page.locator("#my-tables a", has_text="Стол Алисы").get_attribute("href") == (
+        f"/tables/{public}/"
+    )
+    other_tab.close()
+    console.assert_clean("while your tables follow")
