@@ -42,6 +42,7 @@ const ui = {
   error: $("error"),
   actions: $("actions"),
   controls: $("table-controls"),
+  closeDialog: $("close-dialog"),
   log: $("log"),
   announce: $("announce"),
   fairness: $("fairness-facts"),
@@ -371,7 +372,11 @@ function renderStatus() {
   const game = frame.game;
   let text = "";
   if (table.status === "closed") {
-    text = t("Стол закрыт.");
+    // Closed for good: the way out is said where the player looks.
+    fill(ui.status, t("Стол закрыт."), " ", h("a", { href: config.lobby_url, dataset: { link: "lobby" } }, t("Вернуться в лобби")));
+    ui.status.dataset.closed = "true";
+    ui.status.hidden = false;
+    return;
   } else if (table.closing) {
     // The host's close waits for the chips in play (docs/protocol.md §9.8).
     text = t("Ведущий закрыл стол: он закроется, когда ставки в игре будут разыграны.");
@@ -392,6 +397,7 @@ function renderStatus() {
   } else if (!playing() && !me() && !table.seats.length) {
     text = t("За столом пока никого нет.");
   }
+  delete ui.status.dataset.closed;
   ui.status.textContent = text;
   ui.status.hidden = !text;
 }
@@ -644,9 +650,35 @@ function mayStart() {
   return Boolean(host || config.staff || trainee);
 }
 
+/** The host (or staff) may close an open table; once its close is scheduled (chips in
+ * play, docs/protocol.md §9.8) there is nothing more to send. */
+function mayClose() {
+  const table = frame.table;
+  const host = config.user && table.host === config.user;
+  return Boolean((host || config.staff) && table.status === "open");
+}
+
+function askClose() {
+  const dialog = ui.closeDialog;
+  if (!dialog || dialog.open) return;
+  dialog.returnValue = "";
+  dialog.showModal();
+}
+
+if (ui.closeDialog) {
+  // The form's buttons close it with their value; Escape closes it with none.
+  ui.closeDialog.addEventListener("close", () => {
+    if (ui.closeDialog.returnValue === "close" && frame && mayClose() && !frame.table.closing) send("close");
+    const back = ui.controls.querySelector('[data-control="close"]');
+    if (back) back.focus({ preventScroll: true });
+  });
+}
+
 function renderControls() {
   const table = frame.table;
   const seat = table.seats.find((s) => s.id === me());
+  // The question is moot once the table closes (or its close is scheduled) by other means.
+  if (ui.closeDialog && ui.closeDialog.open && (!mayClose() || table.closing)) ui.closeDialog.close("");
   const key = JSON.stringify({
     seat: me(),
     ready: seat ? seat.ready : null,
@@ -657,6 +689,8 @@ function renderControls() {
     inGame: frame.you.in_game,
     start: mayStart(),
     free: table.seats.length < table.seat_count,
+    close: mayClose(),
+    closing: table.closing,
   });
   if (key === controlsKey) return;
   controlsKey = key;
@@ -681,6 +715,11 @@ function renderControls() {
   }
   if (me()) {
     items.push(controlButton("stand", t("Встать из-за стола"), () => send("stand")));
+  }
+  if (mayClose() && table.closing) {
+    items.push(h("p", { class: "control-note", dataset: { control: "closing" } }, t("Стол закроется, когда ставки в игре будут разыграны")));
+  } else if (mayClose()) {
+    items.push(controlButton("close", t("Закрыть стол"), askClose, "danger"));
   }
   items.push(
     controlButton("leave", t("В лобби"), async () => {
