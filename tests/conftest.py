@@ -184,7 +184,7 @@ def make_user(db: Any) -> Any:
 
 def reset_throttle_counts() -> None:
     """Forget every throttle count (accounts.throttling: sign-ups, password resets, table
-    opens).
+    opens) and every socket count (tables.connections).
 
     They live in the cache, which is Redis when REDIS_URL is set and outlives a test run:
     a run an hour after another would start over some limits. Only the throttle's keys
@@ -200,7 +200,11 @@ def reset_throttle_counts() -> None:
 
         client = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"])
         try:
-            keys = list(client.scan_iter(match=cache.make_key(f"{KEY_PREFIX}:*")))
+            keys = [
+                key
+                for prefix in (KEY_PREFIX, "ws-conns")  # and tables.connections' socket counts
+                for key in client.scan_iter(match=cache.make_key(f"{prefix}:*"))
+            ]
             if keys:
                 client.delete(*keys)
         finally:

@@ -29,9 +29,18 @@ from accounts.models import User
 from config.asgi import application
 from tables import connections, consumers, services
 from tables.models import Table
+from tests.conftest import reset_throttle_counts
 from tests.tables.ws_helpers import frames_until_quiet
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts() -> None:
+    # The socket counts are keyed by user id, which a new test database gives out again,
+    # and live in the cache (Redis under REDIS_URL), which outlives a run by two minutes.
+    reset_throttle_counts()
+
 
 PASSWORD = "correct-horse-9"
 # Every test's sockets come from addresses of their own: the counts live in the shared
@@ -401,10 +410,17 @@ async def test_sockets_another_web_process_holds_count_against_the_user_on_redis
 
 
 async def english(path: str, address: str, browser: Client) -> Socket:
-    """A socket whose browser asks for English (Accept-Language), opened."""
+    """A socket whose browser asks for English (Accept-Language), accepted (not yet read)."""
     socket = Socket(path, address, cookie(browser))
     socket.comm.scope["headers"] = [*socket.comm.scope["headers"], (b"accept-language", b"en")]
     assert (await socket.comm.connect())[0]
+    return socket
+
+
+async def english_open(path: str, address: str, browser: Client) -> Socket:
+    """An English socket past its first frame (snapshot, lobby): in its groups by then."""
+    socket = await english(path, address, browser)
+    assert (await socket.recv())["type"] in ("snapshot", "lobby")
     return socket
 
 
@@ -422,8 +438,8 @@ async def test_a_refusal_for_too_many_sockets_is_in_the_connections_language(set
 async def test_the_note_that_a_session_ended_is_in_the_connections_language():
     table = await a_table()
     _user, browser = await signed_in("leaves-in-english")
-    at_table = await english(f"/ws/tables/{table.pk}/", fresh_address(), browser)
-    in_lobby = await english("/ws/lobby/", fresh_address(), browser)
+    at_table = await english_open(f"/ws/tables/{table.pk}/", fresh_address(), browser)
+    in_lobby = await english_open("/ws/lobby/", fresh_address(), browser)
     assert (await database_sync_to_async(browser.post)("/logout/")).status_code == 302
     for socket in (at_table, in_lobby):
         frames, code = await socket.frames_then_close()
