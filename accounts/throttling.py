@@ -43,6 +43,19 @@ def _key(scope: str, subject: str, window_seconds: int) -> str:
     return f"{KEY_PREFIX}:{scope}:{window_seconds}:{int(time.time()) // window_seconds}:{digest}"
 
 
+def cache_count(key: str, *, timeout: float, delta: int = 1) -> int:
+    """Add `delta` to the count at `key` and return the new count, atomically: the
+    cache's own increment (Redis INCRBY, or LocMem's under its lock; the async cache
+    methods are a get and a set, and race). A new key starts at 0 and lives `timeout`
+    seconds; a key that expires between the add and the increment starts again."""
+    while True:
+        cache.add(key, 0, timeout=timeout)
+        try:
+            return int(cache.incr(key, delta))
+        except ValueError:
+            continue  # expired (or evicted) between add and incr: add it again
+
+
 def throttle_count(*, scope: str, subject: str, window_seconds: int = HOUR) -> int:
     """The attempts counted so far in this window (a read: it counts nothing)."""
     return int(cache.get(_key(scope, subject, window_seconds), 0))
@@ -56,15 +69,9 @@ def throttle_hit(
     Refused attempts are counted too: a client that keeps trying stays refused until the
     window ends."""
     key = _key(scope, subject, window_seconds)
-    while True:
-        # The first attempt of a window creates the key (SET NX); the window is in the
-        # key, so the timeout only lets the cache drop it once the window is over.
-        if cache.add(key, 1, timeout=window_seconds):
-            return ThrottleHit(key=key, count=1, limit=limit)
-        try:
-            return ThrottleHit(key=key, count=int(cache.incr(key)), limit=limit)
-        except ValueError:
-            continue  # expired (or evicted) between add and incr: add it again
+    # The window is in the key, so the timeout only lets the cache drop it once the
+    # window is over.
+    return ThrottleHit(key=key, count=cache_count(key, timeout=window_seconds), limit=limit)
 
 
 def throttle_release(hit: ThrottleHit) -> None:

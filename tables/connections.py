@@ -21,6 +21,8 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
+from accounts.throttling import cache_count
+
 # A window is as long as presence's time to live (services.PRESENCE_TTL_SECONDS): what
 # a socket counts for outlives a crashed process by two windows at most.
 WINDOW_SECONDS = 60
@@ -53,12 +55,7 @@ def _names(user_id: int | None, address: str | None) -> list[tuple[str, int]]:
 
 
 def _incr(key: str, delta: int = 1) -> int:
-    # The cache's own atomic increment (Redis INCR, LocMem's under its lock).
-    cache.add(key, 0, timeout=_KEY_TIMEOUT)
-    try:
-        return int(cache.incr(key, delta))
-    except ValueError:  # the key expired between add and incr
-        return delta
+    return cache_count(key, timeout=_KEY_TIMEOUT, delta=delta)
 
 
 def _decr(key: str) -> None:

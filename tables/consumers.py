@@ -20,7 +20,6 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocketConsumer
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
 from django.utils import translation
@@ -28,6 +27,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts import sessions
+from accounts.throttling import cache_count
 from tables import broadcast, connections, services
 from tables.broadcast import LOBBY_GROUP, table_group
 from tables.forms import LobbyFilterForm
@@ -134,13 +134,8 @@ def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 
 def _count_message(key: str) -> int:
-    """One more message in a window: the cache's own atomic increment (Redis INCR, or
-    LocMem's under its lock; the async variants are a get and a set, and race)."""
-    cache.add(key, 0, timeout=5)
-    try:
-        return int(cache.incr(key))
-    except ValueError:  # the window's key expired between add and incr
-        return 1
+    """One more message in a (one-second) window, counted atomically in the cache."""
+    return cache_count(key, timeout=5)
 
 
 class SendsUntilGone:
