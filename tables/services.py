@@ -777,7 +777,7 @@ def _after(table: Table, game: Game, now: datetime.datetime) -> None:
     game.grace_version = None
     entry = game.player_entry(seat_id) or {}
     seat = _seat_row(table, entry)
-    module = engine.variant_module(game.variant)
+    module = engine.find_variant(game.variant)
     if entry.get("ai"):
         wait: float | None = settings.AI_DECISION_SECONDS
     elif seat is None or seat.leaving:
@@ -1107,7 +1107,7 @@ def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
     game = _playing(table)
     if game is None or not game.paused:
         raise PlayError("not_paused", _("Игра не на паузе."))
-    clockless = not engine.variant_module(game.variant).CLOCK and not game.deadline_seat.startswith(
+    clockless = not engine.find_variant(game.variant).CLOCK and not game.deadline_seat.startswith(
         "ai:"
     )
     remaining = game.paused_remaining_ms or 0
