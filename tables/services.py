@@ -41,6 +41,7 @@ from games.shuffle import fresh_seed
 from tables import broadcast
 from tables.frames import frame
 from tables.models import ClientCommand, Game, GameEvent, Presence, Seat, Table
+from tables.signals import game_ended
 from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
 
 logger = logging.getLogger(__name__)
@@ -871,14 +872,13 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
     else:
         table.next_game_at = None
     _lobby_changed(table)
-    transaction.on_commit(lambda: _review_later(game.pk), robust=True)
+    # Announced, not called: what follows a game (its decision review) subscribes to the
+    # signal, so live play imports none of it (tables/signals.py).
+    transaction.on_commit(lambda: _announce_ended(game.pk), robust=True)
 
 
-def _review_later(game_id: int) -> None:
-    """The decision review of a game that ended (tables.reviews), by a Celery worker."""
-    from tables.tasks import review_game
-
-    review_game.delay(game_id)
+def _announce_ended(game_id: int) -> None:
+    game_ended.send_robust(sender=Game, game_id=game_id)
 
 
 def _last_events(game: Game) -> list[dict[str, Any]]:
