@@ -2,42 +2,40 @@
 
 A state is plain JSON data. `apply` never changes the state it is given: it works on a
 copy and returns the new state with the events the transition produced. Every variant is
-a module in `games.variants` registered by key; this module does the checks they share
-(is the game over, whose turn it is, is the action known and allowed now).
+a `games.variants.Variant` registered by key in `games.variants.VARIANTS`; this module
+does the checks they share (is the game over, whose turn it is, is the action known and
+allowed now).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 from games import shoe
 from games.errors import BAD_RECORD, ILLEGAL_ACTION, NOT_YOUR_TURN, RulesError
 
-State = dict[str, Any]
-Event = dict[str, Any]
-Action = dict[str, Any]
+# The state, event and action types are the variants' (re-exported: `engine.State`, ...).
+from games.variants import VARIANTS
+from games.variants import Action as Action
+from games.variants import Event as Event
+from games.variants import State as State
+from games.variants import Variant as Variant
 
-VARIANT_KEYS: tuple[str, ...] = ("classic", "salon", "solo", "banker36", "blackjack")
+VARIANT_KEYS: tuple[str, ...] = tuple(VARIANTS)
 TIMEOUT = "timeout"
 # Keys of an event that show a card; stripped from copies meant for other viewers.
 _CARD_KEYS = ("card", "cards")
 
 
-_MODULES: dict[str, ModuleType] = {}
-
-
-def variant_module(key: str) -> ModuleType:
-    module = _MODULES.get(key)
-    if module is None:
-        if key not in VARIANT_KEYS:
-            raise RulesError(
-                BAD_RECORD, f"unknown variant {key!r}: expected one of {', '.join(VARIANT_KEYS)}"
-            )
-        module = _MODULES[key] = importlib.import_module(f"games.variants.{key}")
-    return module
+def find_variant(key: str) -> Variant:
+    """The registered variant `key`, or a ``bad_record`` RulesError naming the known ones."""
+    found = VARIANTS.get(key)
+    if found is None:
+        raise RulesError(
+            BAD_RECORD, f"unknown variant {key!r}: expected one of {', '.join(VARIANT_KEYS)}"
+        )
+    return found
 
 
 _SHARED = frozenset({"rounds", "options", "seats"})
@@ -63,7 +61,7 @@ def new_game(
     seed: str | None = None,
 ) -> tuple[State, list[Event]]:
     """A game dealt up to its first decision. `deck` stacks the cards, `seed` shuffles."""
-    module = variant_module(variant)
+    module = find_variant(variant)
     seat_ids = [seat["id"] for seat in seats]
     if len(set(seat_ids)) != len(seat_ids):
         raise RulesError(BAD_RECORD, "seat ids must be unique")
@@ -93,11 +91,11 @@ def legal_actions(state: State) -> dict[str, Any] | None:
     """
     if state["finished"]:
         return None
-    turn: dict[str, Any] | None = variant_module(state["variant"]).legal(state)
+    turn: dict[str, Any] | None = find_variant(state["variant"]).legal(state)
     return turn
 
 
-def _check(module: ModuleType, state: State, action: Action) -> None:
+def _check(module: Variant, state: State, action: Action) -> None:
     if not isinstance(action, dict) or not isinstance(action.get("action"), str):
         raise RulesError(BAD_RECORD, 'an action is an object with an "action" name')
     name = action["action"]
@@ -113,8 +111,7 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
             names = ", ".join(entry["action"] for entry in turn["actions"])
             message += f"; {turn['seat']!r} may: {names}"
         raise RulesError(ILLEGAL_ACTION, message)
-    unavailable = getattr(module, "unavailable", None)
-    why = unavailable(state, name) if unavailable is not None else None
+    why = module.unavailable(state, name)
     if why:  # the variant knows the action, but this game never allows it (e.g. live-only)
         raise RulesError(ILLEGAL_ACTION, why)
     if turn is None:
@@ -136,7 +133,7 @@ def _check(module: ModuleType, state: State, action: Action) -> None:
 
 def apply(state: State, action: Action) -> tuple[State, list[Event]]:
     """One transition: the new state and its events, or a `RulesError`."""
-    module = variant_module(state["variant"])
+    module = find_variant(state["variant"])
     _check(module, state, action)
     # Settled rounds are never changed once logged, and options and seats are replaced,
     # never changed in place, so those are shared, not copied: a long session (a blackjack
@@ -150,7 +147,7 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
 
 def view(state: State, seat: str | None) -> dict[str, Any]:
     """What one seat (or a spectator, `None`) may see; hidden cards are absent."""
-    module = variant_module(state["variant"])
+    module = find_variant(state["variant"])
     seen: dict[str, Any] = module.view(state, seat)
     turn = legal_actions(state)
     seen["variant"] = state["variant"]
@@ -179,16 +176,15 @@ def in_play(state: State) -> dict[str, int]:
     bet in play). Settled results are in ``state["deltas"]``; so a seat that began with
     ``c`` chips holds ``c + deltas[seat] - in_play[seat]`` in front of it. Empty for
     variants that play for points, coins or units."""
-    staked = getattr(variant_module(state["variant"]), "in_play", None)
-    if staked is None or state["finished"]:
+    if state["finished"]:
         return {}
-    amounts: dict[str, int] = staked(state)
+    amounts = find_variant(state["variant"]).in_play(state)
     return {seat: amount for seat, amount in amounts.items() if amount}
 
 
 def result(state: State) -> dict[str, Any]:
     """The hand record's `result` object (specs/hand-record.md)."""
-    module = variant_module(state["variant"])
+    module = find_variant(state["variant"])
     turn = legal_actions(state)
     nxt: dict[str, Any] | None = None
     if turn is not None:

@@ -32,7 +32,7 @@ def _parse(record: object) -> dict[str, Any]:
     variant = record.get("variant")
     if not isinstance(variant, str):
         raise _bad('"variant" is required: one of ' + ", ".join(engine.VARIANT_KEYS))
-    engine.variant_module(variant)
+    engine.find_variant(variant)
     options = record.get("options", {})
     if options is None:
         options = {}

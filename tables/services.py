@@ -41,6 +41,7 @@ from games.shuffle import fresh_seed
 from tables import broadcast
 from tables.frames import frame
 from tables.models import ClientCommand, Game, GameEvent, Presence, Seat, Table
+from tables.signals import game_ended
 from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
 
 logger = logging.getLogger(__name__)
@@ -777,7 +778,7 @@ def _after(table: Table, game: Game, now: datetime.datetime) -> None:
     game.grace_version = None
     entry = game.player_entry(seat_id) or {}
     seat = _seat_row(table, entry)
-    module = engine.variant_module(game.variant)
+    module = engine.find_variant(game.variant)
     if entry.get("ai"):
         wait: float | None = settings.AI_DECISION_SECONDS
     elif seat is None or seat.leaving:
@@ -871,14 +872,13 @@ def _end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) 
     else:
         table.next_game_at = None
     _lobby_changed(table)
-    transaction.on_commit(lambda: _review_later(game.pk), robust=True)
+    # Announced, not called: what follows a game (its decision review) subscribes to the
+    # signal, so live play imports none of it (tables/signals.py).
+    transaction.on_commit(lambda: _announce_ended(game.pk), robust=True)
 
 
-def _review_later(game_id: int) -> None:
-    """The decision review of a game that ended (tables.reviews), by a Celery worker."""
-    from tables.tasks import review_game
-
-    review_game.delay(game_id)
+def _announce_ended(game_id: int) -> None:
+    game_ended.send_robust(sender=Game, game_id=game_id)
 
 
 def _last_events(game: Game) -> list[dict[str, Any]]:
@@ -1107,7 +1107,7 @@ def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
     game = _playing(table)
     if game is None or not game.paused:
         raise PlayError("not_paused", _("Игра не на паузе."))
-    clockless = not engine.variant_module(game.variant).CLOCK and not game.deadline_seat.startswith(
+    clockless = not engine.find_variant(game.variant).CLOCK and not game.deadline_seat.startswith(
         "ai:"
     )
     remaining = game.paused_remaining_ms or 0

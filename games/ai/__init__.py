@@ -32,40 +32,45 @@ The decision is returned as an action for `engine.apply`:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from games.ai import banker36, blackjack, classic, salon, solo
 
-__all__ = ["LEVELS", "Action", "View", "choose_action", "prepare"]
+__all__ = ["AIS", "LEVELS", "AISeat", "Action", "View", "choose_action", "prepare"]
 
 View = Mapping[str, Any]
 Action = dict[str, Any]
-Chooser = Callable[[str, str, View, Sequence[Mapping[str, Any]]], Action]
 
-LEVELS: dict[str, tuple[str, ...]] = {
-    "blackjack": blackjack.LEVELS,
-    "classic": classic.LEVELS,
-    "salon": salon.LEVELS,
-    "banker36": banker36.LEVELS,
-    "solo": solo.LEVELS,
-}
 
-_CHOOSERS: dict[str, Chooser] = {
-    "blackjack": blackjack.choose,
-    "classic": classic.choose,
-    "salon": salon.choose,
-    "banker36": banker36.choose,
-    "solo": solo.choose,
-}
+class AISeat(Protocol):
+    """One variant's AI levels (a module of `games.ai`); mypy checks each one in `AIS`."""
 
-_PREPARERS: dict[str, Callable[[str], None]] = {
-    "blackjack": blackjack.prepare,
-    "classic": classic.prepare,
-    "salon": salon.prepare,
-    "banker36": banker36.prepare,
-    "solo": solo.prepare,
-}
+    LEVELS: tuple[str, ...]
+    """The level names, as the variant's rules document states them."""
+
+    def prepare(self, level: str) -> None:
+        """Compute what `level` needs up front (see `games.ai.prepare`); may do nothing."""
+        ...
+
+    def choose(
+        self, level: str, seat: str, view: View, legal: Sequence[Mapping[str, Any]]
+    ) -> Action:
+        """The decision of `seat` (on turn) at `level`, from its view and legal actions."""
+        ...
+
+
+def _registry(**ais: AISeat) -> Mapping[str, AISeat]:
+    # Keyword arguments, so that mypy names the member that does not fit (as
+    # `games.variants` does for the variants).
+    return dict(ais)
+
+
+AIS: Mapping[str, AISeat] = _registry(
+    blackjack=blackjack, classic=classic, salon=salon, banker36=banker36, solo=solo
+)
+
+LEVELS: dict[str, tuple[str, ...]] = {key: ai.LEVELS for key, ai in AIS.items()}
 
 
 def _check_level(variant: str, level: str) -> None:
@@ -86,7 +91,7 @@ def prepare(variant: str, level: str) -> None:
     them again.
     """
     _check_level(variant, level)
-    _PREPARERS[variant](level)
+    AIS[variant].prepare(level)
 
 
 def choose_action(
@@ -102,4 +107,4 @@ def choose_action(
     seat = view.get("turn")
     if seat is None or not legal:
         raise ValueError("the AI is asked only for the seat on turn, with its legal actions")
-    return _CHOOSERS[variant](level, seat, view, legal)
+    return AIS[variant].choose(level, seat, view, legal)

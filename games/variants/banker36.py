@@ -323,6 +323,11 @@ def legal(state: State) -> dict[str, Any] | None:
     return {"seat": seat, "actions": [{"action": "hit"}, {"action": "stand"}]}
 
 
+def unavailable(state: State, name: str) -> str | None:
+    """Every action this variant knows is possible in some game of it."""
+    return None
+
+
 def act(state: State, action: Action) -> list[Event]:
     events: list[Event] = []
     circle: dict[str, Any] = state["circle"]

@@ -229,6 +229,11 @@ def legal(state: State) -> dict[str, Any] | None:
     return {"seat": seat, "actions": actions, "hand": _seat_index(hands, turn)}
 
 
+def unavailable(state: State, name: str) -> str | None:
+    """Every action this variant knows is possible in some game of it."""
+    return None
+
+
 def act(state: State, action: Action) -> list[Event]:
     name = action["action"]
     hands: list[str] = state["hands"]
@@ -401,6 +406,11 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         # shared, not copied: a logged round never changes (views are read-only)
         "last_round": rounds[-1] if rounds else None,
     }
+
+
+def in_play(state: State) -> dict[str, int]:
+    """Nothing is staked in chips: blackjack plays for units."""
+    return {}
 
 
 def final(state: State) -> dict[str, Any]:

@@ -259,6 +259,11 @@ def legal(state: State) -> dict[str, Any] | None:
     return {"seat": state["order"][turn], "actions": [{"action": "hit"}, {"action": "stand"}]}
 
 
+def unavailable(state: State, name: str) -> str | None:
+    """Every action this variant knows is possible in some game of it."""
+    return None
+
+
 def act(state: State, action: Action) -> list[Event]:
     name = action["action"]
     events: list[Event] = []
@@ -357,6 +362,11 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
 
 def _copy_round(unit: dict[str, Any]) -> dict[str, Any]:
     return {"hands": [dict(hand, cards=list(hand["cards"])) for hand in unit["hands"]]}
+
+
+def in_play(state: State) -> dict[str, int]:
+    """Nothing is staked: classic plays for points."""
+    return {}
 
 
 def final(state: State) -> dict[str, Any]:

@@ -130,6 +130,11 @@ def legal(state: State) -> dict[str, Any] | None:
     return {"seat": state["player"], "actions": actions}
 
 
+def unavailable(state: State, name: str) -> str | None:
+    """Every action this variant knows is possible in some game of it."""
+    return None
+
+
 def act(state: State, action: Action) -> list[Event]:
     events: list[Event] = []
     name = action["action"]
@@ -310,6 +315,11 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "banker": banker,
         "result": dict(state["result"]) if state["result"] else None,
     }
+
+
+def in_play(state: State) -> dict[str, int]:
+    """Nothing is staked in chips: solo plays for coins that stay in its state."""
+    return {}
 
 
 def final(state: State) -> dict[str, Any]:

@@ -686,7 +686,7 @@ class LiveRun:
 
 def clocked(game: Game) -> bool:
     """Whether the game's decisions run against a clock (solo's do not)."""
-    return bool(engine.variant_module(game.variant).CLOCK)
+    return bool(engine.find_variant(game.variant).CLOCK)
 
 
 def reversed_keys(value: Any) -> Any:

@@ -1,0 +1,189 @@
+"""The project's import graph: no cycles anywhere, and `games` depends on no other app.
+
+Read from the source with `ast`, not by importing: every `import` and `from ... import`
+statement counts, at any depth (inside functions, `if TYPE_CHECKING:` blocks, `try:`), so a
+cycle cannot be hidden by moving an import into a function. An import names the deepest
+project module it reaches: `from tables import services` is an import of
+`tables.services`, `from tables.models import Game` one of `tables.models`. Importing a
+submodule runs its package's `__init__` too, but that is Python's mechanics, not a
+dependency the code states, so it is not an edge (`__init__` files here are empty or
+import their own submodules).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = ("config", "games", "accounts", "tables")
+
+
+@dataclass(frozen=True)
+class Edge:
+    target: str
+    line: int
+
+
+def project_modules(root: Path, apps: Iterable[str]) -> dict[str, Path]:
+    """Every module of the apps by dotted name (a package by its own name)."""
+    modules: dict[str, Path] = {}
+    for app in apps:
+        for path in sorted((root / app).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def _deepest(name: str, modules: Mapping[str, Path]) -> str | None:
+    """`name` or its nearest enclosing project module (`a.b.func` -> `a.b`)."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> list[Edge]:
+    """The project modules `module` imports, with the line of each statement."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    edges: list[Edge] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        targets: list[str | None] = []
+        if isinstance(node, ast.Import):
+            targets = [_deepest(alias.name, modules) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join([*base, node.module] if node.module else base)
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                targets.append(submodule if submodule in modules else _deepest(source, modules))
+        edges += [Edge(t, node.lineno) for t in targets if t is not None and t != module]
+    return edges
+
+
+def import_graph(root: Path, apps: Iterable[str]) -> dict[str, list[Edge]]:
+    modules = project_modules(root, apps)
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def cycles(graph: Mapping[str, list[Edge]]) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one module (Tarjan's
+    algorithm, iterative), each as its modules in import order, the first repeated last."""
+    successors = {m: sorted({e.target for e in edges}) for m, edges in graph.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+    for start in sorted(successors):
+        if start in index:
+            continue
+        work = [(start, iter(successors[start]))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component: set[str] = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(component)
+    return [_a_cycle(component, successors) for component in components]
+
+
+def _a_cycle(component: set[str], successors: Mapping[str, list[str]]) -> list[str]:
+    """A shortest cycle through the component's first module (breadth-first)."""
+    first = min(component)
+    came_from: dict[str, str] = {}
+    queue = [first]
+    while queue:
+        node = queue.pop(0)
+        for child in successors[node]:
+            if child == first:
+                path = [node]
+                while path[-1] != first:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), first]
+            if child in component and child not in came_from:
+                came_from[child] = node
+                queue.append(child)
+    raise AssertionError(f"no cycle in the component {sorted(component)}")  # pragma: no cover
+
+
+def _describe(cycle: list[str], graph: Mapping[str, list[Edge]]) -> str:
+    steps = []
+    for source, target in itertools.pairwise(cycle):
+        lines = sorted({e.line for e in graph[source] if e.target == target})
+        steps.append(f"{source} (line {', '.join(map(str, lines))}) -> {target}")
+    return "; ".join(steps)
+
+
+def test_the_project_has_no_import_cycle():
+    graph = import_graph(ROOT, APPS)
+    assert graph.get("tables.services")  # the walk saw the code
+    found = [_describe(cycle, graph) for cycle in cycles(graph)]
+    assert found == [], "import cycles:\n" + "\n".join(found)
+
+
+def test_games_imports_nothing_but_itself_and_the_standard_library():
+    modules = project_modules(ROOT, APPS)
+    offenders = []
+    for name, path in modules.items():
+        if name.split(".")[0] != "games":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue  # a relative import stays inside games
+            for imported in names:
+                top = imported.split(".")[0]
+                if top != "games" and top not in sys.stdlib_module_names:
+                    offenders.append(f"{name} (line {node.lineno}) imports {imported}")
+    assert offenders == []
+
+
+def test_the_cycle_check_sees_imports_inside_functions_and_relative_ones(tmp_path):
+    # A package whose cycle is only visible through a function's import and a relative one.
+    app = tmp_path / "app"
+    (app / "sub").mkdir(parents=True)
+    (app / "__init__.py").write_text("")
+    (app / "sub" / "__init__.py").write_text("")
+    (app / "a.py").write_text("from app.sub import b\n")
+    (app / "sub" / "b.py").write_text("def later():\n    from ..c import thing\n")
+    (app / "c.py").write_text("import app.a as again\nthing = 1\n")
+    (app / "d.py").write_text("from app import a, c\n")  # imports into the cycle, not in it
+    graph = import_graph(tmp_path, ["app"])
+    assert cycles(graph) == [["app.a", "app.sub.b", "app.c", "app.a"]]
+    assert _describe(cycles(graph)[0], graph) == (
+        "app.a (line 1) -> app.sub.b; app.sub.b (line 2) -> app.c; app.c (line 1) -> app.a"
+    )
