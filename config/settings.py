@@ -229,7 +229,8 @@ CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 
 # A public lobby's limits on opening tables (tables.services.table_open; staff have none):
 # one player opening 2,000 tables made the lobby slow and heavy for everyone.
-# How many tables a player may have open at once (their own, public or private).
+# How many tables a player may have open at once (the ones they opened, public or private;
+# the one-click «Играть» tables, one per variant and reused, do not count).
 TABLES_OPEN_PER_USER = env.int("TABLES_OPEN_PER_USER", default=3)
 # How many tables a player may open per clock hour (counted in the shared cache).
 TABLE_OPENS_PER_HOUR = env.int("TABLE_OPENS_PER_HOUR", default=10)

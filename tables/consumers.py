@@ -514,11 +514,11 @@ class LobbyConsumer(  # type: ignore[misc]
                 k: v for k, v in content.items() if k not in ("type", "id", "variant", "private")
             }
             try:
-                table = await _database(services.table_open)(
+                table = await _database(services.table_open_with)(
                     by=self.scope["user"],
                     variant=str(content.get("variant", "")),
                     private=bool(content.get("private", False)),
-                    **fields,
+                    fields=fields,
                 )
             except services.PlayError as error:
                 await self.send_json(_error(error.code, error.message, **_echo(content)))

@@ -129,11 +129,6 @@ def empty_listing() -> dict[str, Any]:
     return {"tables": [], "page": 1, "pages": 1, "total": 0, "counts": counts, "counts_total": 0}
 
 
-def lobby_payload(**filters: Any) -> list[dict[str, Any]]:
-    """The first page of the lobby's tables as JSON-ready dicts."""
-    return list(lobby_listing(**filters)["tables"])
-
-
 def player_lobby_state(user: Any) -> dict[str, Any] | None:
     """What the lobby needs to know about the viewer to say whether they may sit where:
     their chip balance and the open tables they sit at. None when not signed in."""
@@ -182,7 +177,7 @@ _ONE_CHIP_TABLE = ("salon", "banker36")
 
 
 def join_state(table: dict[str, Any], me: dict[str, Any] | None) -> dict[str, Any]:
-    """Whether the viewer may sit at a lobby table (an item of `lobby_payload`), checked
+    """Whether the viewer may sit at a lobby table (an item of `lobby_listing`'s tables), checked
     in the order `services.seat_take` checks them: {"state": "join" | "seated" |
     "refused", "code", "message"}. static/js/lobby.js repeats this for live updates."""
     if me is None:

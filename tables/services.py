@@ -13,10 +13,11 @@ code.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -109,19 +110,29 @@ def _lobby_changed(table: Table, *, added: bool = False) -> None:
     transaction.on_commit(lambda: broadcast.lobby_changed(table_id, added=added))
 
 
-def table_open(
-    *, by: Any, variant: str, private: bool = False, one_click: bool = False, **fields: Any
-) -> Table:
+def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
     """A signed-in player opens a table from the lobby and becomes its host: the one way
-    a player opens a table (the lobby's form, its socket's `open_table`, the one-click
-    tables), so that the limits of `_may_open` hold for all of them. A `one_click` table
-    (the lobby's «Играть»: one per player and variant, reused) is under the hourly rate
-    but not the open-at-once limit, which counts the tables a player opened by hand."""
+    a player opens a table by hand (the lobby's form, its socket's `open_table`), so that
+    the limits of `_may_open` hold for both. (The one-click tables: `table_one_click`.)"""
+    return table_open_with(by=by, variant=variant, private=private, fields=fields)
+
+
+# The fields of a table its opener may set (docs/protocol.md §14, `open_table`).
+TABLE_OPEN_FIELDS = frozenset(
+    {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
+    | {"decision_seconds", "reconnect_grace_seconds", "match_length"}
+)
+
+
+def table_open_with(
+    *, by: Any, variant: str, private: bool = False, fields: Mapping[str, Any]
+) -> Table:
+    """`table_open` with the table's fields as one mapping, as a socket message gives
+    them: any key of it is a field, refused unless it is one (a key named like an
+    argument here — `by`, `one_click` — cannot reach it)."""
     if not getattr(by, "is_authenticated", False):
         raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
-    allowed = {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
-    allowed |= {"decision_seconds", "reconnect_grace_seconds", "match_length"}
-    unknown = sorted(set(fields) - allowed)
+    unknown = sorted(set(fields) - TABLE_OPEN_FIELDS)
     if unknown:
         raise PlayError("bad_message", _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)})
     # Raw JSON reaches the model here (no form converts it): a string where a number goes
@@ -131,20 +142,65 @@ def table_open(
     )
     if wrong:
         raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
-    fields.setdefault("name", _("Стол %(user)s") % {"user": by.username})
+    values = {"name": _("Стол %(user)s") % {"user": by.username}, **fields}
     with transaction.atomic():
-        counted = _may_open(by, open_at_once=not one_click)
+        counted = _may_open(by)
         try:
-            return table_create(
-                created_by=by, variant=variant, private=private, one_click=one_click, **fields
-            )
-        except Exception as error:
-            if counted is not None:  # a table that was not made is not an opening
-                throttle_release(counted)
-            if not isinstance(error, ValidationError):
-                raise
+            return table_create(created_by=by, variant=variant, private=private, **values)
+        except ValidationError as error:
+            _give_back(counted)
             text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
             raise PlayError("bad_table", text) from error
+        except BaseException:
+            _give_back(counted)
+            raise
+
+
+def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> Table:
+    """The lobby's «Играть»: the player's own private table of `variant` (with AI seats of
+    `ai_levels`), the player seated. The one they have, if it is open — seated again if
+    they had stood up — or else a new one: one per player and variant, so they never pile
+    up, and they are left out of the open-at-once limit (the hourly rate still counts a
+    new one). Made whole or not at all, under a lock of the player's row: two clicks at
+    once make one table."""
+    if not getattr(by, "is_authenticated", False):
+        raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
+    with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=by.pk).first()
+        mine = (
+            Table.objects.filter(
+                variant=variant, status=Table.Status.OPEN, created_by=by, one_click=True
+            )
+            .order_by("-pk")
+            .first()
+        )
+        if mine is not None:
+            if not mine.seats.filter(player=by).exists():
+                # If they cannot sit, the table page says why (it is theirs to watch).
+                with contextlib.suppress(PlayError, SeatError):
+                    seat_take(table=mine, player=by)
+            return mine
+        counted = _may_open(by, open_at_once=False)
+        try:
+            table = table_create(
+                created_by=by,
+                variant=variant,
+                private=True,
+                one_click=True,
+                name=_("Стол %(user)s") % {"user": by.username},
+            )
+            seat_take(table=table, player=by)
+            for level in ai_levels:
+                ai_seat_add(table=table, by=by, level=level)
+        except BaseException:
+            _give_back(counted)  # nothing of it stays: the transaction rolls back
+            raise
+        return table
+
+
+def _give_back(counted: ThrottleHit | None) -> None:
+    if counted is not None:  # a table that was not made is not an opening
+        throttle_release(counted)
 
 
 def _may_open(by: Any, *, open_at_once: bool = True) -> ThrottleHit | None:

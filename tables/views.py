@@ -1,11 +1,9 @@
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
@@ -14,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from tables import services
 from tables.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
-from tables.models import Game, Table
+from tables.models import Game
 from tables.parts import Parts
 from tables.selectors import empty_listing, join_state, lobby_listing, player_lobby_state
 from tables.services import public_record
@@ -142,27 +140,9 @@ def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
     up): one per player and variant, so these tables never pile up."""
     if variant not in QUICK_START:
         raise Http404("no one-click table of this variant")
-    user = request.user
-    mine = (
-        Table.objects.filter(
-            variant=variant, status=Table.Status.OPEN, created_by=user, one_click=True
-        )
-        .order_by("-pk")
-        .first()
-    )
-    if mine is not None:
-        if not mine.seats.filter(player=user).exists():
-            # If they cannot sit, the table page says why (it is theirs to watch).
-            with contextlib.suppress(services.PlayError, services.SeatError):
-                services.seat_take(table=mine, player=user)
-        return redirect("table", table_id=mine.pk)
+    levels = TRAINING_AI_LEVELS if variant == BLACKJACK else ()
     try:
-        with transaction.atomic():  # a table is made whole or not at all
-            table = services.table_open(by=user, variant=variant, private=True, one_click=True)
-            services.seat_take(table=table, player=user)
-            if variant == BLACKJACK:
-                for level in TRAINING_AI_LEVELS:
-                    services.ai_seat_add(table=table, by=user, level=level)
+        table = services.table_one_click(by=request.user, variant=variant, ai_levels=levels)
     except services.PlayError as error:
         messages.error(request, error.message)
         return redirect("lobby")

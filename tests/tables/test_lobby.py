@@ -11,7 +11,7 @@ from django.urls import reverse
 from accounts.services import chips_adjust, wallet_for
 from config.asgi import application
 from tables.models import Seat, Table
-from tables.selectors import join_state, lobby_payload, player_lobby_state
+from tables.selectors import join_state, lobby_listing, player_lobby_state
 from tables.services import SeatError, game_void, seat_take, table_close, table_create
 
 
@@ -154,7 +154,7 @@ def _take(user, amount: int) -> None:
 
 
 def _lobby_item(table):
-    return next(t for t in lobby_payload() if t["id"] == table.pk)
+    return next(t for t in lobby_listing()["tables"] if t["id"] == table.pk)
 
 
 def _scenarios(make_user):

@@ -171,6 +171,69 @@ def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
     assert Table.objects.filter(created_by=player, status=Table.Status.OPEN).count() == 3
 
 
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_one_click_plays_at_once_make_one_table_on_postgresql(postgres, make_user, monkeypatch):
+    """Two «Играть» clicks at once: each looks for the player's table, finds none and
+    would make one — the lock of the player's row lets the second find the first's."""
+    assert connection.vendor == "postgresql"
+    player = make_user()
+    both_looked = threading.Barrier(2, timeout=5)
+    create = services.table_create
+
+    def create_after_the_other(**fields: Any) -> Table:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_looked.wait()
+        return create(**fields)
+
+    monkeypatch.setattr(services, "table_create", create_after_the_other)
+
+    def play() -> int:
+        try:
+            return services.table_one_click(by=player, variant="solo").pk
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        tables = set(pool.map(lambda _i: play(), range(2)))
+    assert len(tables) == 1
+    assert Table.objects.filter(created_by=player, one_click=True).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_one_click_table_that_cannot_be_made_whole_gives_its_hourly_count_back(
+    make_user, monkeypatch, settings
+):
+    settings.TABLE_OPENS_PER_HOUR = 1
+    player = make_user()
+
+    def no_seat(**_kwargs: Any) -> None:
+        raise services.SeatError("no seat", code="seat_taken")
+
+    monkeypatch.setattr(services, "seat_take", no_seat)
+    with pytest.raises(services.SeatError):
+        services.table_one_click(by=player, variant="solo")
+    assert not Table.objects.filter(created_by=player).exists()
+    monkeypatch.undo()
+    assert services.table_one_click(by=player, variant="solo").one_click  # the hour's one
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_an_open_table_message_cannot_name_the_services_own_arguments(make_user):
+    """`one_click` would have skipped the open-at-once limit, `by` killed the socket
+    (a TypeError): every key of `open_table` is a table field or refused."""
+    user = await database_sync_to_async(make_user)()
+    comm = await lobby(user)
+    for key, value in (("one_click", True), ("by", 1), ("created_by", 1)):
+        refused = await lobby_answer(comm, {"type": "open_table", "variant": "classic", key: value})
+        assert refused["type"] == "error" and refused["code"] == "bad_message", refused
+        assert key in refused["message"]
+    opened = await lobby_answer(comm, {"type": "open_table", "variant": "classic"})
+    assert opened["type"] == "table_opened"
+    await comm.disconnect()
+
+
 # --- the lobby's list: capped, paginated, filtered in the database ------------------------
 
 
