@@ -19,6 +19,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.health import HealthCheckMiddleware  # noqa: E402
 from config.origin import SameOriginValidator  # noqa: E402
+from tables.consumers import ClosesOnDatabaseFaults  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
 from tables.ticker import StartTickerMiddleware  # noqa: E402
 
@@ -26,7 +27,9 @@ application = StartTickerMiddleware(
     ProtocolTypeRouter(
         {
             "http": HealthCheckMiddleware(django_asgi_app),
-            "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+            "websocket": SameOriginValidator(
+                ClosesOnDatabaseFaults(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            ),
         }
     )
 )

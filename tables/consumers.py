@@ -22,6 +22,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer, AsyncWebsocke
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
+from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
@@ -225,6 +226,45 @@ class DispatchesOnTheLoop:
 def _unavailable_text(language: str) -> str:
     with translation.override(language):
         return _("Сервер сейчас не смог ответить: нет связи с базой данных. Повторите чуть позже.")
+
+
+class ClosesOnDatabaseFaults:
+    """ASGI middleware around the sockets' whole stack (config/asgi.py): a database error
+    that escapes it — the session and user are read before any consumer exists
+    (channels' AuthMiddleware), and a consumer's own guard may not reach everything — is
+    answered as the consumers answer one at connect (`DispatchesOnTheLoop`):
+    `unavailable`, then close 1013, not a socket that dies with 1011 or a handshake that
+    fails with none (docs/protocol.md §2.4)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        seen: set[str] = set()
+
+        async def tracked(message: dict[str, Any]) -> None:
+            seen.add(message["type"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except DatabaseError:
+            logger.exception("a socket failed on a database error")
+            if "websocket.close" in seen:
+                return
+            if "websocket.accept" not in seen:
+                await send({"type": "websocket.accept"})
+            cookies = parse_cookie(dict(scope.get("headers") or []).get(b"cookie", b"").decode())
+            language = _language({**scope, "cookies": scope.get("cookies") or cookies})
+            frame = {
+                **_error("unavailable", _unavailable_text(language)),
+                **({"version": None} if scope.get("path", "").startswith("/ws/tables/") else {}),
+            }
+            await send({"type": "websocket.send", "text": json.dumps(frame, ensure_ascii=False)})
+            await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
 
 
 class GuardedInput:

@@ -130,7 +130,7 @@ async def test_the_lobby_socket_answers_a_database_error_unavailable_and_stays_o
 ):
     user = await database_sync_to_async(make_user)()
     lobby = await lobby_socket(user)
-    real = services.table_open
+    real = services.table_open_with
     failures = iter([OperationalError("the database went away")])
 
     def failing_once(**kwargs: Any) -> Table:
@@ -139,7 +139,7 @@ async def test_the_lobby_socket_answers_a_database_error_unavailable_and_stays_o
             raise failure
         return real(**kwargs)
 
-    monkeypatch.setattr(services, "table_open", failing_once)
+    monkeypatch.setattr(services, "table_open_with", failing_once)
     with caplog.at_level("ERROR", logger="tables.consumers"):
         refused = await lobby_answer(lobby, {"type": "open_table", "variant": "classic"})
     assert refused["type"] == "error" and refused["code"] == "unavailable"
@@ -269,3 +269,27 @@ async def test_every_lobby_answer_carries_the_id_of_the_message_it_answers(make_
     untagged = await lobby_answer(lobby, {"type": "hello"})
     assert untagged["code"] == "unknown_type" and "id" not in untagged
     await lobby.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/ws/lobby/", "/ws/tables/{table}/"])
+async def test_a_socket_whose_session_cannot_be_read_is_told_unavailable_and_closed_1013(
+    path, open_table, monkeypatch, caplog
+):
+    """The session and its user are read by channels' AuthMiddleware before any consumer
+    exists: a database error there is answered by the middleware around the stack."""
+    import channels.auth
+
+    table, host = open_table
+
+    async def broken(scope: Any) -> None:
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(channels.auth, "get_user", broken)
+    with caplog.at_level("ERROR", logger="tables.consumers"):
+        frames, code = await _refused_at_connect(path.format(table=table.pk), host)
+    assert code == 1013
+    assert [f["code"] for f in frames] == ["unavailable"]
+    assert ("version" in frames[0]) == ("tables" in path)
+    assert any(r.exc_info for r in caplog.records)
