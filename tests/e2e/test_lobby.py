@@ -239,7 +239,7 @@ def test_the_variant_filter_hides_other_variants_by_keyboard_and_is_remembered(
 
     # A variant with no table says so.
     page.get_by_role("radio", name=re.compile("^Против банкира")).check()
-    assert page.locator("#lobby-filtered-empty").is_visible()
+    page.locator("#lobby-filtered-empty").wait_for()  # once the filtered page has come
     page.get_by_role("radio", name=re.compile("^Все")).check()
     # The filter asks the server for that page (lobby.json): the rows follow its answer.
     page.wait_for_function(
