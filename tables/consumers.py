@@ -574,15 +574,31 @@ class LobbyConsumer(  # type: ignore[misc]
 
     async def lobby_diff(self, event: dict[str, Any]) -> None:
         """Changed tables (tables.broadcast.lobby_changed): each as its own message, in
-        this connection's language — not the whole list again (docs/protocol.md §14)."""
+        this connection's language — not the whole list again — then the batch's
+        `lobby_counts` (docs/protocol.md §14)."""
         tables = event["tables"]
         rows = tables.get(_language(self.scope)) or tables.get(settings.LANGUAGE_CODE) or []
         added = set(event["added"])
+        hosts = event.get("hosts") or {}
+        user_id = getattr(self.scope.get("user"), "pk", None)
         for row in rows:
             kind = "table_added" if row["id"] in added else "table_changed"
-            await self.send_json({"type": kind, "table": row})
+            message: dict[str, Any] = {"type": kind, "table": row}
+            if user_id is not None and hosts.get(str(row["id"])) == user_id:
+                # Only to the one who opened it: their «Ваши столы» (lobby.json's `me`)
+                # has a new table, without every other client asking lobby.json.
+                message["yours"] = True
+            await self.send_json(message)
         for table_id in event["removed"]:
             await self.send_json({"type": "table_removed", "table": table_id})
+        if "counts" in event:  # (a diff from a web process of the release before has none)
+            await self.send_json(
+                {
+                    "type": "lobby_counts",
+                    "counts": event["counts"],
+                    "counts_total": event["counts_total"],
+                }
+            )
 
     @_database  # type: ignore[misc]
     def _listing(self) -> dict[str, Any]:

@@ -96,6 +96,19 @@ def lobby_rows(tables: Any) -> list[dict[str, Any]]:
     return [row for row in rows if row is not None]
 
 
+def lobby_counts(min_entry: int | None = None, max_entry: int | None = None) -> dict[str, int]:
+    """How many open, public tables each variant has (under the entry-limit filters, if
+    any; every variant present, 0 when it has none): one grouped query. lobby.json and
+    the lobby socket's first message count under their filters; the socket's
+    `lobby_counts`, sent once per batch of diffs (tables.broadcast), with none."""
+    counts = dict.fromkeys(VARIANTS, 0)
+    for row in (
+        _listed("", min_entry, max_entry).values("variant").annotate(n=Count("pk")).order_by()
+    ):
+        counts[row["variant"]] = row["n"]
+    return counts
+
+
 def lobby_listing(
     variant: str = "",
     min_entry: int | None = None,
@@ -107,11 +120,7 @@ def lobby_listing(
     the page, lobby.json and the lobby socket's first message show (docs/protocol.md)."""
     paginator = Paginator(lobby_tables(variant, min_entry, max_entry), LOBBY_PAGE_SIZE)
     shown = paginator.get_page(page)  # a page past the end: the last one
-    counts = dict.fromkeys(VARIANTS, 0)
-    for row in (
-        _listed("", min_entry, max_entry).values("variant").annotate(n=Count("pk")).order_by()
-    ):
-        counts[row["variant"]] = row["n"]
+    counts = lobby_counts(min_entry, max_entry)
     return {
         "tables": lobby_rows(shown),
         "page": shown.number,

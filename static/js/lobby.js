@@ -1,7 +1,8 @@
 // The lobby: the server renders the open tables; this keeps them current from the lobby
 // socket (docs/protocol.md §14), filters them by variant, says on each join button why
-// the player cannot sit (as services.seat_take would refuse), keeps «Ваши столы» and the
-// per-variant counts as lobby.json gives them, says when a part of lobby.json could not
+// the player cannot sit (as services.seat_take would refuse), keeps «Ваши столы» as
+// lobby.json gives it and the per-variant counts as the socket's lobby_counts (or, under
+// an entry-limit filter, lobby.json) give them, says when a part of lobby.json could not
 // be built, and fits the «Открыть стол» form to the chosen variant.
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
@@ -19,11 +20,15 @@ const FILTER_KEY = "twentyone.lobby.variant";
 const ID_MARK = "987654321"; // the table id in data-table-url
 const CLOSED_ROW_MS = 60_000; // a closed table's row stays this long, saying so
 const POLL_MS = 30_000; // signed out: the lobby socket is for players only
-// After the socket's changes, lobby.json is asked again at most this often: its counts
-// (under the filters, every page) and «Ваши столы» are the server's, and a diff alone
-// cannot tell whether a table it names was counted (one on another page, or outside the
-// entry-limit filters). The server sends its changes together within about 0.25 s.
-const DIFF_REFETCH_MS = 1000;
+// lobby.json is not asked after every batch of the socket's changes: with hundreds of
+// players in the lobby that was hundreds of requests a second. The counts come with the
+// batch (lobby_counts, over all public tables); only under an entry-limit filter, which
+// they do not know, is lobby.json asked for them, at most this often, while the page is
+// seen.
+const FILTERED_REFETCH_MS = 5000;
+// «Ваши столы» and the balance (lobby.json's `me`) are asked again, at most this often,
+// when a change names one of your tables or seats.
+const ME_REFETCH_MS = 1000;
 const RETRY_MS = 15_000; // a part lobby.json could not build is asked for again
 
 function readJSON(id) {
@@ -42,6 +47,12 @@ let me = readJSON("lobby-me");
 // count: the list is one page of them), as lobby.json and the socket's `lobby` last gave.
 let counts = readJSON("lobby-counts") || {};
 const PAGE_SIZE = 50; // tables.selectors.LOBBY_PAGE_SIZE
+// The page shown (the server's answer: a page past the last is the last).
+let page = Number(new URLSearchParams(window.location.search).get("page")) || 1;
+// Rows the socket said were closed (table_removed): only these, missing from a list
+// fetched again, are shown as closed for a while; another missing row just went to
+// another page (or out of the filters) and leaves at once.
+const removed = new Set();
 
 // --- who may sit where (tables.selectors.join_state) ----------------------------------
 
@@ -192,6 +203,7 @@ function markClosed(tr) {
     id,
     window.setTimeout(() => {
       closing.delete(id);
+      removed.delete(id);
       tr.remove();
       afterRender();
     }, CLOSED_ROW_MS),
@@ -215,6 +227,7 @@ function render() {
       window.clearTimeout(closing.get(table.id));
       closing.delete(table.id);
     }
+    removed.delete(table.id); // listed again: reopened
     tr.__table = table;
     updateRow(tr, table, joinState(table, me));
     const expected = nextOpen(previous ? previous.nextElementSibling : tbody.firstElementChild);
@@ -223,10 +236,20 @@ function render() {
   }
   for (const tr of [...tbody.rows]) {
     if (seen.has(Number(tr.dataset.tableId))) continue;
-    // Gone from a list that would still show it: closed (or now private), said so for a
-    // while. A row the filters now exclude just goes: it is not closed.
-    if (!tr.__table || matches(tr.__table)) markClosed(tr);
-    else tr.remove();
+    // Closed (or now private), as the socket said: said so for a while. Any other row
+    // missing from the list (the filters exclude it, the sorting pushed it to another
+    // page) just goes: it is not closed.
+    const id = Number(tr.dataset.tableId);
+    if (removed.has(id) && (!tr.__table || matches(tr.__table))) {
+      markClosed(tr);
+      continue;
+    }
+    if (closing.has(id)) {
+      window.clearTimeout(closing.get(id));
+      closing.delete(id);
+    }
+    removed.delete(id);
+    tr.remove();
   }
   afterRender();
 }
@@ -268,8 +291,11 @@ function afterRender() {
   tableEl.hidden = tbody.rows.length === 0;
   // While the list could not be fetched, its note says so, not "no tables".
   const unknown = !noteFor("tables").hidden;
-  document.getElementById("lobby-empty").hidden = unknown || tbody.rows.length !== 0;
-  document.getElementById("lobby-filtered-empty").hidden = unknown || !(tbody.rows.length && !visible);
+  // None of this variant, though there are tables (the server's list for the variant is
+  // empty, or the rows shown are of others): said so, not «no open tables».
+  const filteredEmpty = !visible && (tbody.rows.length !== 0 || Boolean(selected && all));
+  document.getElementById("lobby-empty").hidden = unknown || tbody.rows.length !== 0 || filteredEmpty;
+  document.getElementById("lobby-filtered-empty").hidden = unknown || !filteredEmpty;
 }
 
 function choose(value, { remember = true } = {}) {
@@ -401,13 +427,15 @@ function before(a, b) {
   return a.id < b.id;
 }
 
-// The rows follow the diffs at once; the counts wait for lobby.json (DIFF_REFETCH_MS).
+// The rows follow the diffs at once; the counts follow the batch's lobby_counts.
 function applyDiff(message) {
   if (message.type === "table_removed") {
+    if (tbody.querySelector(`tr[data-table-id="${message.table}"]`)) removed.add(message.table);
     tables = tables.filter((table) => table.id !== message.table);
     return;
   }
   const row = message.table;
+  removed.delete(row.id);
   const index = tables.findIndex((table) => table.id === row.id);
   if (!matches(row)) {
     if (index >= 0) tables.splice(index, 1); // the filters exclude it: not shown
@@ -420,16 +448,53 @@ function applyDiff(message) {
   }
 }
 
-// One lobby.json for a batch of diffs, at most every DIFF_REFETCH_MS: a steady stream of
-// changes does not put it off (a debounce would), nor asks for it at each one.
-let diffTimer = 0;
+// Whether the page is under an entry-limit filter (the socket's counts are not).
+function entryFiltered() {
+  const here = new URLSearchParams(window.location.search);
+  return Boolean(here.get("min_entry") || here.get("max_entry"));
+}
 
-function refetchAfterDiffs() {
-  if (diffTimer) return;
-  diffTimer = window.setTimeout(() => {
-    diffTimer = 0;
-    fetchState();
-  }, DIFF_REFETCH_MS);
+// Whether a diff names one of your seats or tables (lobby.json's `me` then changed), or
+// a table you just opened (`yours`).
+function namesMine(message) {
+  if (!me) return false;
+  const id = message.type === "table_removed" ? message.table : message.table.id;
+  if (message.yours) return true;
+  return me.seats.some((seat) => seat.table === id) || (me.tables || []).some((own) => own.table === id);
+}
+
+// lobby.json after changes, at most once every `gap` ms since it was last asked: a
+// steady stream of changes does not put it off (a debounce would), nor asks at each one.
+// A hidden page does not ask: it asks when it is seen again (setUpLive).
+let lastFetch = 0;
+let refetchTimer = 0;
+let refetchAt = 0;
+
+function refetchWithin(gap) {
+  const at = Math.max(Date.now(), lastFetch + gap);
+  if (refetchTimer && refetchAt <= at) return;
+  window.clearTimeout(refetchTimer);
+  refetchAt = at;
+  refetchTimer = window.setTimeout(() => {
+    refetchTimer = 0;
+    if (document.visibilityState === "visible") fetchState();
+  }, at - Date.now());
+}
+
+// The socket's lobby_counts (after each batch of diffs): over all public open tables.
+function applyCounts(message) {
+  if (entryFiltered()) {
+    // Not the counts this page shows: those are lobby.json's, under its filter.
+    refetchWithin(FILTERED_REFETCH_MS);
+    return;
+  }
+  counts = message.counts || counts;
+  const total = selected ? counts[selected] || 0 : message.counts_total;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  // The page shown no longer exists (its tables closed): the server's last page instead.
+  if (page > pages) refetchWithin(ME_REFETCH_MS);
+  else showPager({ page, pages });
+  afterRender();
 }
 let stateTimer = 0;
 let stateBusy = false;
@@ -441,14 +506,22 @@ async function fetchState() {
     return;
   }
   stateBusy = true;
+  lastFetch = Date.now();
   try {
-    const response = await fetch(stateUrl + filterQuery(), {
+    const query = filterQuery();
+    const response = await fetch(stateUrl + query, {
       credentials: "same-origin",
       cache: "no-store",
       headers: { Accept: "application/json" },
     });
     if (!response.ok) return;
     const data = await response.json();
+    if (query !== filterQuery()) {
+      // The filters changed while it was asked (two variants chosen in a row): not the
+      // list shown now, whose rows would leave until the next answer. Asked again.
+      stateAgain = true;
+      return;
+    }
     // A part the server could not build comes empty: what is shown of it stays, with the
     // note in place of "no tables", and it is asked for again a little later.
     const failed = Array.isArray(data.unavailable) ? data.unavailable : [];
@@ -457,6 +530,7 @@ async function fetchState() {
     if (listed) {
       tables = data.tables;
       counts = data.counts || counts;
+      page = data.page || page;
       showPager(data);
     }
     if (known) me = data.me;
@@ -532,15 +606,19 @@ function connect() {
     if (message.type === "lobby" && Array.isArray(message.tables)) {
       tables = message.tables;
       counts = message.counts || counts;
+      page = message.page || page;
       showUnavailable("tables", false); // the server built the list
       render();
       showPager(message);
       refreshState(); // seats and balances change with the tables
     } else if (["table_added", "table_changed", "table_removed"].includes(message.type)) {
+      const mine = namesMine(message);
       applyDiff(message);
       render();
-      // The counts, your seats, balance and tables change with them: as the server says.
-      refetchAfterDiffs();
+      // Your seats, balance and tables changed: as the server says.
+      if (mine) refetchWithin(ME_REFETCH_MS);
+    } else if (message.type === "lobby_counts") {
+      applyCounts(message);
     }
   });
   socket.addEventListener("close", (event) => {

@@ -478,6 +478,109 @@ def test_counts_follow_tables_opened_and_closed_outside_the_filters(
     console.assert_clean("while the counts follow")
 
 
+def _page_of_classics(n: int) -> None:
+    """n public classic tables (bulk: their validation is not what is tested here)."""
+    Table.objects.bulk_create(
+        Table(variant="classic", name=f"Стол {i:03}", seat_count=6, entry_limit=0, match_length=5)
+        for i in range(n)
+    )
+
+
+def count_lobby_json(page: Any) -> list[str]:
+    """The page's lobby.json requests from now on (their URLs, as they are made)."""
+    made: list[str] = []
+    page.on(
+        "request",
+        lambda request: made.append(request.url) if LOBBY_JSON.search(request.url) else None,
+    )
+    return made
+
+
+def pager_reads(page: Any, text: str | None) -> None:
+    """Wait until the pager says `text` (None: hidden, one page)."""
+    if text is None:
+        page.locator("#lobby-pager").wait_for(state="hidden")
+    else:
+        page.locator("#lobby-page-of", has_text=text).wait_for()
+
+
+def test_with_no_entry_filter_the_counts_and_pages_follow_the_socket_without_lobby_json(
+    players: dict[str, Any], page: Any, console: Console, other_context: Any
+) -> None:
+    """The counts (and the number of pages) come with each batch of the socket's changes
+    (lobby_counts, docs/protocol.md §14): the page asks lobby.json for none of them. (It
+    asked after every batch; with hundreds of players in the lobby that was hundreds of
+    requests a second.)"""
+    from tables.selectors import LOBBY_PAGE_SIZE
+
+    _page_of_classics(LOBBY_PAGE_SIZE)  # a full first page
+    with page.expect_response(LOBBY_JSON):  # the one the socket's first list asks for
+        sign_in(page, "alice")
+    wait_live(page)
+    made = count_lobby_json(page)
+    count_is(page, "classic", 50)
+    pager_reads(page, None)
+
+    # Bob opens a 51st classic and a banker: both counted, a second page appears.
+    bob = other_context("bob")
+    extra = bob.evaluate(OPEN, {"variant": "classic", "name": "Стол 999"})
+    bank = bob.evaluate(OPEN, {"variant": "banker36", "name": "Банк", "stake": 10})
+    count_is(page, "banker36", 1)
+    count_is(page, "classic", 51)
+    count_is(page, "", 52)
+    pager_reads(page, "Страница 1 из 2")
+    # The banker sorts after the classics: the full page has no room for it.
+    assert not row(page, "Банк").count()
+
+    # He closes both: the counts and the pager follow, though neither row was shown.
+    bob.evaluate(CLOSE, extra)
+    bob.evaluate(CLOSE, bank)
+    count_is(page, "banker36", 0)
+    count_is(page, "", 50)
+    pager_reads(page, None)
+    assert made == [], made
+    console.assert_clean("while the counts follow the socket")
+
+
+def test_under_an_entry_filter_the_counts_follow_lobby_json_and_a_row_pushed_off_is_not_closed(
+    players: dict[str, Any], page: Any, console: Console, other_context: Any
+) -> None:
+    """Under an entry-limit filter the socket's counts (over all tables) are not the
+    page's: it asks lobby.json for its own, throttled. A row that the new list pushed to
+    the next page just leaves: only a table the socket said was closed shows «Закрыт»."""
+    from tables.selectors import LOBBY_PAGE_SIZE
+
+    _page_of_classics(LOBBY_PAGE_SIZE)
+    sign_in(page, "alice")
+    page.goto("/?max_entry=0")
+    wait_live(page)
+    count_is(page, "classic", 50)
+    made = count_lobby_json(page)
+
+    # A classic sorting first: not inserted into the full page, but counted once the page
+    # asks lobby.json, whose first page then ends a table earlier.
+    bob = other_context("bob")
+    bob.evaluate(OPEN, {"variant": "classic", "name": "Аааа"})
+    # And a banker above the limit: not counted here, though the socket counts it.
+    bob.evaluate(OPEN, {"variant": "banker36", "name": "Дорогой банк", "entry_limit": 500})
+    count_is(page, "classic", 51)
+    row(page, "Аааа").wait_for()
+    row(page, "Стол 049").wait_for(state="detached")
+    pager_reads(page, "Страница 1 из 2")
+    assert counts(page)["banker36"] == "0" and counts(page)[""] == "51"
+    assert not page.locator("#lobby-tables tr[data-closed]").count()
+    assert made, "the entry-filtered counts come from lobby.json"
+
+    # A shown table closed: said so (the socket named it).
+    shown = Table.objects.get(name="Стол 010")
+    shown.created_by = players["bob"]
+    shown.save(update_fields=["created_by"])
+    bob.evaluate(CLOSE, shown.pk)
+    row(page, "Стол 010").locator(".status", has_text="Закрыт").wait_for()
+    count_is(page, "classic", 50)
+    console.assert_clean("while the counts follow lobby.json")
+
+
 def test_your_tables_appear_when_you_open_one_in_another_tab(
     players: dict[str, Any], page: Any, console: Console
 ) -> None:

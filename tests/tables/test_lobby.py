@@ -394,7 +394,7 @@ def _row(tables: list[dict], table_id: int) -> dict | None:
     return next((t for t in tables if t["id"] == table_id), None)
 
 
-LOBBY_PUSHES = ("lobby", "table_added", "table_changed", "table_removed")
+LOBBY_PUSHES = ("lobby", "table_added", "table_changed", "table_removed", "lobby_counts")
 
 
 class LobbySocket:

@@ -329,7 +329,8 @@ async def test_a_lobby_socket_gets_each_change_as_an_added_changed_or_removed_ta
         while True:
             message = await watcher.comm.receive_json_from(timeout=5)
             assert message["type"] != "lobby", "the whole list again"
-            return message
+            if message["type"] != "lobby_counts":  # after each batch (the next test)
+                return message
 
     table = await database_sync_to_async(table_open)(by=ann, variant="banker36", name="Новый")
     added = await next_diff()
@@ -355,3 +356,79 @@ async def test_the_lobby_sockets_first_list_is_one_filtered_page(make_user):
     socket = await LobbySocket.open(user)
     assert len(socket.tables) == 50
     await socket.comm.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_batch_of_lobby_changes_is_followed_by_one_lobby_counts_over_all_public_tables(
+    make_user,
+):
+    """The counts come from the server once per batch, after its diffs, over every open
+    public table whatever the socket's filters: the browser no longer asks lobby.json
+    after each batch to learn them (docs/protocol.md §14)."""
+    import asyncio
+
+    from tables import broadcast
+
+    ann = await database_sync_to_async(make_user)("ann")
+
+    @database_sync_to_async
+    def tables() -> tuple[Table, Table, Table]:
+        # Not in the batch, but counted: a classic, and a banker above the filter below.
+        table_create(variant="classic", name="Старый")
+        table_create(variant="banker36", name="Дорогой", stake=10, entry_limit=5000)
+        # Never counted: a private table and a closed one.
+        table_create(variant="salon", name="Частный", private=True)
+        table_close(table=table_create(variant="salon", name="Давно закрытый"))
+        return (
+            table_create(variant="salon", name="Новый", created_by=ann),
+            table_create(variant="salon", name="Сменился"),
+            table_create(variant="banker36", name="Закрыт", stake=10),
+        )
+
+    new, changed, gone = await tables()
+    await database_sync_to_async(table_close)(table=gone)  # before anyone is in the lobby
+    socket = await lobby(ann, query="variant=salon&max_entry=100")
+
+    def about(message: dict) -> tuple[str, Any]:
+        table = message.get("table")
+        return message["type"], table["id"] if isinstance(table, dict) else table
+
+    # One batch of three changes, as the coalescing sends it, then another of one.
+    loop = asyncio.get_running_loop()
+    for batch in ({new.pk: True, changed.pk: False, gone.pk: False}, {changed.pk: False}):
+        broadcast._lobby_due[loop] = batch
+        await broadcast._lobby_send(loop)
+    received = [await socket.receive_json_from(timeout=5) for _ in range(6)]
+    assert [about(m) for m in received] == [
+        ("table_added", new.pk),
+        ("table_changed", changed.pk),
+        ("table_removed", gone.pk),
+        ("lobby_counts", None),  # one for the batch, after its diffs: not one per diff
+        ("table_changed", changed.pk),
+        ("lobby_counts", None),
+    ]
+    # The socket's filters (salons up to 100) are not the counts': all public open ones.
+    assert received[3] == {
+        "type": "lobby_counts",
+        "counts": {"classic": 1, "salon": 2, "solo": 0, "banker36": 1, "blackjack": 0},
+        "counts_total": 4,
+    }
+    # Who opened the new table is told to that player only.
+    assert received[0]["yours"] is True and "yours" not in received[1]
+    await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_lobby_batch_is_built_with_two_queries_however_many_tables_changed(
+    django_assert_num_queries,
+):
+    """On the live path: the changed rows and the counts, one query each per batch (the
+    group message then reaches every lobby socket, which run none)."""
+    from tables import broadcast
+
+    ids = [table_create(variant="salon", name=f"Салон {i}").pk for i in range(5)]
+    with django_assert_num_queries(2):
+        message = broadcast._lobby_message(dict.fromkeys([*ids, 999_999], False))
+    assert message["counts"]["salon"] == 5 and message["counts_total"] == 5
+    assert message["removed"] == [999_999]

@@ -78,12 +78,15 @@ class TableClient:
 HEADERS = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
 
 
-async def lobby(user: Any, *extra: tuple[bytes, bytes], cookie_extra: str = "") -> Any:
-    """A signed-in lobby socket, its first table list read."""
+async def lobby(
+    user: Any, *extra: tuple[bytes, bytes], cookie_extra: str = "", query: str = ""
+) -> Any:
+    """A signed-in lobby socket (`query`: its URL's query string), its first table list
+    read."""
     cookie = await database_sync_to_async(session_cookie)(user)
     comm = WebsocketCommunicator(
         application,
-        "/ws/lobby/",
+        "/ws/lobby/" + (f"?{query}" if query else ""),
         headers=[*HEADERS, (b"cookie", cookie + cookie_extra.encode()), *extra],
     )
     assert (await comm.connect())[0]
@@ -98,7 +101,13 @@ async def lobby_answer(comm: Any, message: dict[str, Any]) -> dict[str, Any]:
     await comm.send_json_to(message)
     for _ in range(20):
         answer = await comm.receive_json_from(timeout=5)
-        if answer["type"] not in ("lobby", "table_added", "table_changed", "table_removed"):
+        if answer["type"] not in (
+            "lobby",
+            "table_added",
+            "table_changed",
+            "table_removed",
+            "lobby_counts",
+        ):
             return answer
     raise AssertionError("no answer")
 
