@@ -40,8 +40,12 @@ def next_window_in(now: float | None = None) -> float:
     return (window(now) + 1) * WINDOW_SECONDS - now
 
 
+# Every count's key starts so (the tests reset the counts by it).
+KEY_PREFIX = "ws-conns"
+
+
 def _counter(name: str, slot: int) -> str:
-    return f"ws-conns:{name}:{slot}"
+    return f"{KEY_PREFIX}:{name}:{slot}"
 
 
 def _names(user_id: int | None, address: str | None) -> list[tuple[str, int]]:

@@ -183,12 +183,7 @@ class DispatchesOnTheLoop:
                 logger.exception("%s: connect failed on a database error", type(self).__name__)
                 if not getattr(self, "accepted", False):
                     await self.accept()
-                frame = {
-                    **_error("unavailable", _unavailable_text(_language(self.scope))),
-                    # At a table: the version is not known (the table was not read).
-                    **getattr(self, "_REFUSAL_EXTRA", {}),
-                }
-                await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+                await self.send(text_data=_unavailable_at_connect(self.scope))
                 await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
         try:
@@ -221,6 +216,20 @@ class DispatchesOnTheLoop:
             # The table socket's frames carry the version it reads from the database:
             # when that read fails too, the refusal goes without it.
             await self._send({**frame, "version": None})
+
+
+def _unavailable_at_connect(scope: dict[str, Any]) -> str:
+    """The `unavailable` frame (JSON text) of a socket that could not be opened for a
+    database error, in the connection's language; at a table with a null version (the
+    table was not read). Sent by a consumer's connect and by ClosesOnDatabaseFaults, which
+    runs before the cookie middleware has parsed the cookies."""
+    if "cookies" not in scope:
+        header = dict(scope.get("headers") or []).get(b"cookie", b"").decode("latin-1")
+        scope = {**scope, "cookies": parse_cookie(header)}
+    frame = _error("unavailable", _unavailable_text(_language(scope)))
+    if str(scope.get("path", "")).startswith("/ws/tables/"):
+        frame["version"] = None
+    return json.dumps(frame, ensure_ascii=False)
 
 
 def _unavailable_text(language: str) -> str:
@@ -257,13 +266,7 @@ class ClosesOnDatabaseFaults:
                 return
             if "websocket.accept" not in seen:
                 await send({"type": "websocket.accept"})
-            cookies = parse_cookie(dict(scope.get("headers") or []).get(b"cookie", b"").decode())
-            language = _language({**scope, "cookies": scope.get("cookies") or cookies})
-            frame = {
-                **_error("unavailable", _unavailable_text(language)),
-                **({"version": None} if scope.get("path", "").startswith("/ws/tables/") else {}),
-            }
-            await send({"type": "websocket.send", "text": json.dumps(frame, ensure_ascii=False)})
+            await send({"type": "websocket.send", "text": _unavailable_at_connect(scope)})
             await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
 
 

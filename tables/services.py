@@ -130,8 +130,7 @@ def table_open_with(
     """`table_open` with the table's fields as one mapping, as a socket message gives
     them: any key of it is a field, refused unless it is one (a key named like an
     argument here — `by`, `one_click` — cannot reach it)."""
-    if not getattr(by, "is_authenticated", False):
-        raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
+    _require_signed_in(by)
     unknown = sorted(set(fields) - TABLE_OPEN_FIELDS)
     if unknown:
         raise PlayError("bad_message", _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)})
@@ -142,7 +141,7 @@ def table_open_with(
     )
     if wrong:
         raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
-    values = {"name": _("Стол %(user)s") % {"user": by.username}, **fields}
+    values = {"name": _default_name(by), **fields}
     with transaction.atomic():
         counted = _may_open(by)
         try:
@@ -163,10 +162,9 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
     up, and they are left out of the open-at-once limit (the hourly rate still counts a
     new one). Made whole or not at all, under a lock of the player's row: two clicks at
     once make one table."""
-    if not getattr(by, "is_authenticated", False):
-        raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
+    _require_signed_in(by)
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=by.pk).first()
+        _lock_player(by)
         mine = (
             Table.objects.filter(
                 variant=variant, status=Table.Status.OPEN, created_by=by, one_click=True
@@ -187,7 +185,7 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
                 variant=variant,
                 private=True,
                 one_click=True,
-                name=_("Стол %(user)s") % {"user": by.username},
+                name=_default_name(by),
             )
             seat_take(table=table, player=by)
             for level in ai_levels:
@@ -196,6 +194,20 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
             _give_back(counted)  # nothing of it stays: the transaction rolls back
             raise
         return table
+
+
+def _require_signed_in(by: Any) -> None:
+    if not getattr(by, "is_authenticated", False):
+        raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
+
+
+def _default_name(by: Any) -> str:
+    return _("Стол %(user)s") % {"user": by.username}
+
+
+def _lock_player(by: Any) -> None:
+    """Lock the player's row for the transaction: their opens wait for each other."""
+    get_user_model().objects.select_for_update().filter(pk=by.pk).first()
 
 
 def _give_back(counted: ThrottleHit | None) -> None:
@@ -213,8 +225,9 @@ def _may_open(by: Any, *, open_at_once: bool = True) -> ThrottleHit | None:
     One player opening 2,000 tables made the lobby slow and heavy for everyone."""
     if by.is_staff or by.is_superuser:
         return None
-    get_user_model().objects.select_for_update().filter(pk=by.pk).first()
     limit = settings.TABLES_OPEN_PER_USER
+    if open_at_once:
+        _lock_player(by)  # (a one-click open has locked it already)
     mine = Table.objects.filter(created_by=by, status=Table.Status.OPEN, one_click=False)
     if open_at_once and mine.count() >= limit:
         raise PlayError(

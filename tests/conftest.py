@@ -193,6 +193,7 @@ def reset_throttle_counts() -> None:
     from django.core.cache import cache
 
     from accounts.throttling import KEY_PREFIX
+    from tables import connections
 
     backend = settings.CACHES["default"]["BACKEND"]
     if backend == "django.core.cache.backends.redis.RedisCache":
@@ -202,7 +203,7 @@ def reset_throttle_counts() -> None:
         try:
             keys = [
                 key
-                for prefix in (KEY_PREFIX, "ws-conns")  # and tables.connections' socket counts
+                for prefix in (KEY_PREFIX, connections.KEY_PREFIX)
                 for key in client.scan_iter(match=cache.make_key(f"{prefix}:*"))
             ]
             if keys:

@@ -132,6 +132,20 @@ def test_opening_faster_than_the_hourly_rate_is_refused_and_a_refused_table_is_n
     assert table_open(by=make_user(), variant="classic")
 
 
+def _creates_wait_for_each_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads' table_create each wait (up to 5 s) for the other to get as far: both
+    have then made their checks, inside their transactions, before either creates."""
+    both_there = threading.Barrier(2, timeout=5)
+    create = services.table_create
+
+    def create_after_the_other(**fields: Any) -> Table:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_there.wait()
+        return create(**fields)
+
+    monkeypatch.setattr(services, "table_create", create_after_the_other)
+
+
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
@@ -144,15 +158,7 @@ def test_two_opens_at_once_at_the_limit_make_only_one_table_on_postgresql(
     # far: without a lock both count two tables and both open a third. With the lock the
     # second waits for the first to commit, the first gives up waiting, and the second
     # then counts three.
-    both_counted = threading.Barrier(2, timeout=5)
-    create = services.table_create
-
-    def create_after_the_other(**fields: Any) -> Table:
-        with contextlib.suppress(threading.BrokenBarrierError):
-            both_counted.wait()
-        return create(**fields)
-
-    monkeypatch.setattr(services, "table_create", create_after_the_other)
+    _creates_wait_for_each_other(monkeypatch)
 
     def open_one() -> Any:
         try:
@@ -178,15 +184,7 @@ def test_two_one_click_plays_at_once_make_one_table_on_postgresql(postgres, make
     would make one — the lock of the player's row lets the second find the first's."""
     assert connection.vendor == "postgresql"
     player = make_user()
-    both_looked = threading.Barrier(2, timeout=5)
-    create = services.table_create
-
-    def create_after_the_other(**fields: Any) -> Table:
-        with contextlib.suppress(threading.BrokenBarrierError):
-            both_looked.wait()
-        return create(**fields)
-
-    monkeypatch.setattr(services, "table_create", create_after_the_other)
+    _creates_wait_for_each_other(monkeypatch)
 
     def play() -> int:
         try:
