@@ -46,7 +46,7 @@ let me = readJSON("lobby-me");
 // How many tables of each variant there are under the entry-limit filters (the server's
 // count: the list is one page of them), as lobby.json and the socket's `lobby` last gave.
 let counts = readJSON("lobby-counts") || {};
-const PAGE_SIZE = 50; // tables.selectors.LOBBY_PAGE_SIZE
+const PAGE_SIZE = 50; // lobby.selectors.LOBBY_PAGE_SIZE
 // The page shown (the server's answer: a page past the last is the last).
 let page = Number(new URLSearchParams(window.location.search).get("page")) || 1;
 // Rows the socket said were closed (table_removed): only these, missing from a list
@@ -54,7 +54,7 @@ let page = Number(new URLSearchParams(window.location.search).get("page")) || 1;
 // another page (or out of the filters) and leaves at once.
 const removed = new Set();
 
-// --- who may sit where (tables.selectors.join_state) ----------------------------------
+// --- who may sit where (lobby.selectors.join_state) ----------------------------------
 
 const ONE_CHIP_TABLE = ["salon", "banker36"];
 
