@@ -11,7 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 
-from history.replays import replay, signed, viewer_seat
+from history.replays import replay, viewer_seat
+from history.scenes import signed
 from play.models import Game
 from play.records import public_record
 from play.selectors import games_played_by

@@ -4,7 +4,7 @@ value of each option they had (games.strategy.review computes them from the seat
 A game is reviewed up to its last action, incrementally: `game_review` replays the game's
 record from its seed (server-side; nothing of it is sent) and stores the decisions made
 since the last review. It runs when a game ends (`tables.tasks.review_game`, scheduled by
-a subscriber of live play's `tables.signals.game_ended`, sent on commit) and on demand
+a subscriber of live play's `play.signals.game_ended`, sent on commit) and on demand
 where a player is waiting for the figures (the coach, the replay, the statistics page).
 Reviewing never locks the game row: the record's actions only grow, and each decision is
 stored once (`decision_once_per_action`), so two reviews at once are harmless.

@@ -269,7 +269,8 @@ class GameEventInline(_ReadOnlyInline):
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Events are part of the game: whoever may view the game may view them.
-        return bool(request.user.has_perm("tables.view_game"))
+        opts = Game._meta
+        return bool(request.user.has_perm(f"{opts.app_label}.view_{opts.model_name}"))
 
     @admin.display(description=gettext_lazy("Ход"))
     def action_json(self, event: GameEvent) -> str:
@@ -398,7 +399,8 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
     def has_void_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.has_perm("tables.change_game"))
+        opts = self.opts
+        return bool(request.user.has_perm(f"{opts.app_label}.change_{opts.model_name}"))
 
     # --- columns and fields ------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from games.ai import choose_action
 from play import locks
 from play.errors import PlayError
 from play.lifecycle import deal, start_next, transition
-from play.locks import latest_game, locked_or_skip, playing_game, read_seats, seconds
+from play.locks import latest_game, lock_table_or_skip, playing_game, read_seats, seconds
 from play.models import Game
 from play.selectors import connected_users
 from play.viewing import frames_on_commit
@@ -53,7 +53,7 @@ def apply_due(
     ):
         return 0
     with transaction.atomic():
-        table = locked_or_skip(table_id, wait=wait)
+        table = lock_table_or_skip(table_id, wait=wait)
         if table is None:
             return 0  # another sweeper (or a move) holds this table right now
         game = playing_game(table)
@@ -75,7 +75,7 @@ def apply_due(
 
 def start_due(table_id: int, now: datetime.datetime) -> int:
     with transaction.atomic():
-        table = locked_or_skip(table_id)
+        table = lock_table_or_skip(table_id)
         if table is None or table.next_game_at is None or table.next_game_at > now:
             return 0
         table.next_game_at = None
@@ -93,7 +93,7 @@ def start_due(table_id: int, now: datetime.datetime) -> int:
 def deal_due(table_id: int, now: datetime.datetime) -> int:
     """The client-seed window of an announced game is over: deal without the missing."""
     with transaction.atomic():
-        table = locked_or_skip(table_id)
+        table = lock_table_or_skip(table_id)
         if table is None or table.pending is None or table.deal_at is None or table.deal_at > now:
             return 0
         try:

@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from games import engine
 from play import locks
 from play.errors import PlayError
-from play.lifecycle import close_if_settled, close_table, end_game
-from play.locks import playing_game
+from play.lifecycle import close_if_settled, close_locked_table, end_game
+from play.locks import lock_table, playing_game
 from play.models import Game
 from play.permissions import require_host
 from play.viewing import frames_on_commit
@@ -24,9 +24,9 @@ from tables.signals import table_changed_on_commit
 def table_close(*, table: Table) -> Table:
     """Close a table now (an administrator): a game in play is voided (every stake
     returned), seats are freed."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     game = playing_game(table)
-    close_table(table, game, locks.now())
+    close_locked_table(table, game, locks.now())
     frames_on_commit(table, game, [{"type": "table_closed"}])
     return table
 
@@ -39,7 +39,7 @@ def table_close_by_host(*, table: Table, by: Any) -> dict[str, Any]:
     by the rules (`transition`); the answer says so with `closing`. Anywhere else it
     closes at once. Voiding a game in play is the administrators' (table_close,
     game_void: play/admin.py)."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     require_host(table, by)
     game = playing_game(table)
     if table.variant_spec.stakes_chips and game is not None and engine.in_play(game.state):
@@ -48,14 +48,14 @@ def table_close_by_host(*, table: Table, by: Any) -> dict[str, Any]:
             table.save(update_fields=["closing"])
             frames_on_commit(table, game, [{"type": "table_closing"}])
         return {"closing": True}
-    close_table(table, game, locks.now())
+    close_locked_table(table, game, locks.now())
     frames_on_commit(table, game, [{"type": "table_closed"}])
     return {}
 
 
 @transaction.atomic
 def table_reopen(*, table: Table) -> Table:
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     table.status = Table.Status.OPEN
     table.closed_at = None
     table.closing = False
@@ -68,7 +68,7 @@ def table_reopen(*, table: Table) -> Table:
 @transaction.atomic
 def game_void(*, game: Game) -> Game:
     """An admin voids a game in play: stakes go back, the record ends where it stood."""
-    table = Table.objects.select_for_update().get(pk=game.table_id)
+    table = lock_table(game.table_id)
     current = playing_game(table)
     if current is None or current.pk != game.pk:
         raise PlayError("no_game", _("Эта игра уже окончена."))

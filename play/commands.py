@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from play import locks
 from play.clocks import apply_due_if_any, swept
 from play.errors import PlayError
-from play.locks import seconds
+from play.locks import lock_table_version, seconds
 from play.models import ClientCommand
 from play.moves import version_expected
 from tables.models import Table
@@ -56,13 +56,7 @@ def command_once(
     with transaction.atomic():
         try:
             if version is not None:
-                now = (
-                    Table.objects.select_for_update()
-                    .filter(pk=table.pk)
-                    .values_list("version", flat=True)
-                    .get()
-                )
-                version_expected(now, version)
+                version_expected(lock_table_version(table.pk), version)
             outcome = run()
         except (PlayError, ValidationError) as error:
             # Every service rolls its own writes back when it refuses; what stays is an

@@ -19,12 +19,11 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts import sessions
-from play import broadcast, closing, commands, moves, presence, seating, viewing
+from play import broadcast, closing, commands, moves, presence, seating, selectors, viewing
 from play.broadcast import table_group
 from play.errors import PlayError
 from play.models import Game
 from play.records import public_record
-from play.selectors import PRESENCE_HEARTBEAT_SECONDS
 from play.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
@@ -101,7 +100,7 @@ class TableConsumer(  # type: ignore[misc]
         that stop beating, and the sweep then counts them as drops. A beat is a cache
         write (presence.presence_touch), made off the consumers' database thread."""
         while True:
-            await asyncio.sleep(PRESENCE_HEARTBEAT_SECONDS)
+            await asyncio.sleep(selectors.PRESENCE_HEARTBEAT_SECONDS)
             try:
                 await sync_to_async(presence.presence_touch, thread_sensitive=False)(
                     channel_name=self.channel_name

@@ -3,6 +3,9 @@ transition of the rules engine (AI turns and the deadline of the next decision i
 the end of a game and what follows it, and closing a table. The public services of
 play/ (seating, moves, clocks, closing) all come through here.
 
+These are the steps of those services, not services: each expects its caller to hold
+the table's row lock (play/locks.py) inside the caller's transaction.
+
 Deadlines live in the database (`Game.deadline`, `Table.next_game_at`, `Table.deal_at`);
 play/clocks.py plays them through the same code."""
 
@@ -296,7 +299,7 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
         table.next_game_at = None
     table_changed_on_commit(table)
     # Announced, not called: what follows a game (its decision review) subscribes to the
-    # signal, so live play imports none of it (tables/signals.py).
+    # signal, so live play imports none of it (play/signals.py).
     transaction.on_commit(lambda: _announce_ended(game.pk), robust=True)
 
 
@@ -334,7 +337,7 @@ def _allowed(turn: dict[str, Any] | None) -> str:
     return ""
 
 
-def close_table(table: Table, game: Game | None, now: datetime.datetime) -> None:
+def close_locked_table(table: Table, game: Game | None, now: datetime.datetime) -> None:
     """Close the locked table: a game still in play is voided, an announced one dropped,
     every seat freed."""
     if game is not None and game.is_playing:
@@ -361,5 +364,5 @@ def close_if_settled(
     deal or bank settled (or its game ended). The events of the change, with the close."""
     if not table.closing or (game.is_playing and engine.in_play(game.state)):
         return events
-    close_table(table, game, now)
+    close_locked_table(table, game, now)
     return [*events, {"type": "table_closed"}]

@@ -1,10 +1,10 @@
 """The locks and reads every live-play write starts from, in one place.
 
-Every change at a live table follows one path: lock the table row (one writer per
-table: `locked_table`, or `Table.objects.select_for_update()`), apply an overdue
-deadline first (play/clocks.py), check the client's expected version, call the rules
-engine, persist the state, its events and the new version, move chips through the one
-ledger function (play/chips.py), and broadcast per-viewer frames only once the
+Every change at a live table follows one path: lock the table row (one writer per table:
+`lock_table`, or `lock_table_with_host` for a command whose frames name the host), apply
+an overdue deadline first (play/clocks.py), check the client's expected version, call
+the rules engine, persist the state, its events and the new version, move chips through
+the one ledger function (play/chips.py), and broadcast per-viewer frames only once the
 transaction has committed (play/viewing.py). Each public service is one transaction,
 named <thing>_<verb>, taking keyword arguments.
 
@@ -30,7 +30,13 @@ def seconds(value: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=value)
 
 
-def locked_table(table_id: int) -> Table:
+def lock_table(table_id: int) -> Table:
+    """The table's row, locked to the end of the transaction: one writer per table. Every
+    service that changes a table starts here (or with `lock_table_with_host`)."""
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+def lock_table_with_host(table_id: int) -> Table:
     """The table, locked for the command that reads it (only its own row: the host, whose
     name goes into every frame (frames.table_info), is read with it, not locked)."""
     return (
@@ -49,7 +55,20 @@ _TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
 _SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
 
 
-def locked_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
+def lock_table_version(table_id: int) -> int:
+    """Lock the table's row and read its version alone (a command checked against the
+    version it was decided on, before it runs)."""
+    return int(
+        Table.objects.select_for_update()
+        .filter(pk=table_id)
+        .values_list("version", flat=True)
+        .get()
+    )
+
+
+def lock_table_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
+    """The table's row locked, or None if another transaction holds it (the sweep moves on
+    to the next table; `wait`: wait for it instead)."""
     return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
 
 

@@ -15,7 +15,7 @@ from play import locks
 from play.clocks import apply_due
 from play.errors import PlayError
 from play.lifecycle import deal, end_game, start_next, transition, waiting_for_seeds
-from play.locks import latest_game, locked_table, playing_game, read_seats
+from play.locks import latest_game, lock_table, lock_table_with_host, playing_game, read_seats
 from play.models import Game
 from play.permissions import require_host
 from play.viewing import frames_on_commit
@@ -28,7 +28,7 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
     """The host starts the next game now (players need not be ready); in `classic` the
     host may pick the match length (5, 7 or 10 rounds) as they start it. Returns the game
     once dealt, None while its commitment waits for the players' client seeds."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     if table.variant == BLACKJACK and table.seats.filter(player=by).exists():
         pass  # a training table's player starts their own session
     else:
@@ -50,7 +50,7 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
     every player has given one, the cards are dealt."""
-    table = locked_table(table.pk)
+    table = lock_table_with_host(table.pk)
     pending = table.pending
     seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
     if pending is None:
@@ -128,7 +128,7 @@ def _act(
     checked_at: datetime.datetime | None,
 ) -> dict[str, Any]:
     with transaction.atomic():
-        table = locked_table(table.pk)
+        table = lock_table_with_host(table.pk)
         game = playing_game(table)
         if (
             checked_at is not None
@@ -170,7 +170,7 @@ def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
 @transaction.atomic
 def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
     """«Новая игра» at a solo table between games (after a game is over)."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     if table.variant != SOLO:  # elsewhere it would end the game in play for everyone
         raise PlayError("illegal_action", _("«Новая игра» бывает только в игре против банкира."))
     if not table.seats.filter(player=player).exists():
@@ -187,7 +187,7 @@ def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
 @transaction.atomic
 def session_end(*, table: Table, player: Any) -> dict[str, Any]:
     """Blackjack: the player ends the training session (a round in play counts nothing)."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     if table.variant != BLACKJACK:
         raise PlayError("illegal_action", _("Сессия бывает только в блэкджеке."))
     game = playing_game(table)  # checked first, as for a move (game_act)
@@ -205,7 +205,7 @@ def session_end(*, table: Table, player: Any) -> dict[str, Any]:
 @transaction.atomic
 def game_pause(*, table: Table, by: Any) -> dict[str, Any]:
     """Every clock stops; the running decision's remaining time is kept."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     require_host(table, by)
     game = playing_game(table)
     if game is None:
@@ -223,7 +223,7 @@ def game_pause(*, table: Table, by: Any) -> dict[str, Any]:
 
 @transaction.atomic
 def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     require_host(table, by)
     game = playing_game(table)
     if game is None or not game.paused:

@@ -9,12 +9,10 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
-from play import broadcast, locks
-from play.locks import playing_game, seconds
+from play import broadcast, locks, selectors
+from play.locks import lock_table, playing_game, seconds
 from play.models import Presence
 from play.selectors import (
-    PRESENCE_HEARTBEAT_SECONDS,
-    PRESENCE_TTL_SECONDS,
     beat_key,
     connected_users,
     last_beats,
@@ -52,7 +50,7 @@ def presence_touch(*, channel_name: str) -> None:
     cache.set(
         beat_key(channel_name),
         locks.now().timestamp(),
-        timeout=PRESENCE_TTL_SECONDS + PRESENCE_HEARTBEAT_SECONDS,
+        timeout=selectors.PRESENCE_TTL_SECONDS + selectors.PRESENCE_HEARTBEAT_SECONDS,
     )
 
 
@@ -68,7 +66,7 @@ def presences_expire(*, now: datetime.datetime) -> int:
     """Forget connections whose server died without closing them, as drops. Part of
     every sweep. A row aged past the TTL whose connection still beats gets its beat's
     time as `seen_at` instead."""
-    cutoff = now - seconds(PRESENCE_TTL_SECONDS)
+    cutoff = now - seconds(selectors.PRESENCE_TTL_SECONDS)
     aged = list(
         Presence.objects.filter(seen_at__lt=cutoff).values_list(
             "channel_name", "pk", "table_id", "user_id"
@@ -98,7 +96,7 @@ def _presence_drop(table: Table, user: Any, now: datetime.datetime) -> None:
     """`user` (a user or its pk) has no open connection at `table` any more."""
     if getattr(user, "pk", user) in connected_users(table, now):
         return
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     seat = table.seats.filter(player=user).select_related("player").first()
     if seat is None:
         return

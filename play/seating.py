@@ -15,7 +15,7 @@ from games.ai import LEVELS as AI_LEVELS
 from play import locks
 from play.errors import PlayError, SeatError
 from play.lifecycle import end_game, maybe_autostart, start_next, transition
-from play.locks import latest_game, playing_game
+from play.locks import latest_game, lock_table, playing_game
 from play.models import Game
 from play.permissions import is_host, require_host, require_host_or_trainee
 from play.viewing import frames_on_commit
@@ -40,7 +40,7 @@ def _free_number(table: Table) -> int:
 def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
     """Sit `player` at the lowest free seat of an open table, if their chips allow."""
     # Lock the table so two players cannot both take its last seat.
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     if not table.is_open:
         raise SeatError(_("Стол закрыт."), code="table_closed")
     existing = table.seats.filter(player=player).first()
@@ -101,7 +101,7 @@ def seat_leave(*, table: Table, player: Any) -> bool:
     decisions are played by the clock at once (a forfeit: stand, or sit the duel out) and
     the seat is freed when the game ends — `classic` removes the player from the match and
     `solo` ends its game, as their rules say."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     seat = table.seats.filter(player=player).select_related("player").first()
     if seat is None:
         return False
@@ -142,7 +142,7 @@ def _forfeit(table: Table, seat: Seat, now: datetime.datetime) -> None:
 
 @transaction.atomic
 def seat_ready(*, table: Table, player: Any, ready: bool = True) -> Seat:
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     seat = table.seats.filter(player=player).first()
     if seat is None:
         raise PlayError("not_seated", _("Сначала сядьте за стол."))
@@ -158,7 +158,7 @@ def seat_ready(*, table: Table, player: Any, ready: bool = True) -> Seat:
 
 @transaction.atomic
 def ai_seat_add(*, table: Table, by: Any, level: str) -> Seat:
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     require_host_or_trainee(table, by)
     if table.variant not in AI_VARIANTS:
         raise PlayError(
@@ -186,7 +186,7 @@ def ai_seat_add(*, table: Table, by: Any, level: str) -> Seat:
 
 @transaction.atomic
 def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     require_host_or_trainee(table, by)
     seat = table.seats.filter(number=number, player__isnull=True).first()
     if seat is None:
@@ -199,7 +199,7 @@ def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
 def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
     """The host (or an admin) removes a player: in `classic` the rules' removal, elsewhere
     the same forfeit as standing up."""
-    table = Table.objects.select_for_update().get(pk=table.pk)
+    table = lock_table(table.pk)
     require_host(table, by)
     seat = next((s for s in table.seats.select_related("player") if s.seat_id == seat_id), None)
     if seat is None:

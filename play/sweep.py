@@ -17,10 +17,10 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     """Play every decision whose deadline has passed (the rules' timeout, or an AI seat's
     choice) and start every game whose interlude is over; returns how many it played.
 
-    Called every DEADLINE_SWEEP_SECONDS (a quarter second) by Celery beat
-    (tables.tasks.sweep_deadlines) or, in embedded mode, by the in-process ticker. Safe
-    with several sweepers at once: each table is locked with SKIP LOCKED and its deadline
-    re-read under the lock, so a decision is played once.
+    Called every DEADLINE_SWEEP_SECONDS (a quarter second) by Celery beat (play/tasks.py,
+    queued as tables.tasks.sweep_deadlines) or, in embedded mode, by the in-process
+    ticker. Safe with several sweepers at once: each table is locked with SKIP LOCKED and
+    its deadline re-read under the lock, so a decision is played once.
     """
     applied = 0
     due = Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)

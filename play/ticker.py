@@ -1,7 +1,7 @@
 """The embedded stand-in for Celery beat: a thread that sweeps turn deadlines every
 settings.DEADLINE_SWEEP_SECONDS (a quarter second).
 
-It calls the same service as the `tables.tasks.sweep_deadlines` beat task, so a table
+It calls the same service as the beat task (play/tasks.py), so a table
 behaves the same with or without a broker. It is started by the ASGI application on its
 first connection (or on ASGI lifespan startup, for servers that send it), and only when
 settings.DEADLINE_TICKER is on (the default without REDIS_URL), so tests, management

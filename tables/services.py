@@ -1,5 +1,5 @@
-"""Writes to tables that no game is part of: creating one (the lobby's opening of
-tables, lobby/services.py, and the admin's both come here)."""
+"""Writes to tables that no game is part of: creating one, validated against its
+variant (the lobby's opening of tables, lobby/services.py, comes here)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 // The lobby: the server renders the open tables; this keeps them current from the lobby
 // socket (docs/protocol.md §14), filters them by variant, says on each join button why
-// the player cannot sit (as services.seat_take would refuse), keeps «Ваши столы» as
+// the player cannot sit (as play.seating.seat_take would refuse), keeps «Ваши столы» as
 // lobby.json gives it and the per-variant counts as the socket's lobby_counts (or, under
 // an entry-limit filter, lobby.json) give them, says when a part of lobby.json could not
 // be built, and fits the «Открыть стол» form to the chosen variant.
@@ -339,7 +339,7 @@ function setUpFilters() {
 
 // --- the parts lobby.json could not build (its `unavailable`) -------------------------
 
-// The server renders the same note on first load (templates/tables/lobby.html); the
+// The server renders the same note on first load (templates/lobby/lobby.html); the
 // script adds a hidden one where the page has none.
 function noteFor(part) {
   let note = root.querySelector(`[data-unavailable="${part}"]`);

@@ -1,6 +1,6 @@
 """Shared helpers for the table page's browser tests (tests/e2e/test_table_*.py).
 
-The table page (`/tables/<id>/`, templates/tables/table.html, static/js/table/main.js)
+The table page (`/tables/<id>/`, templates/play/table.html, static/js/table/main.js)
 mirrors its state on the root element `#table-page` as data attributes, refreshed after
 every frame it applies:
 

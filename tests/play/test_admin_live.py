@@ -265,3 +265,29 @@ def test_ledger_admin_links_and_filters_entries_by_game(admin_client, live):
     assert grants and all(entry.game_id is None for entry in grants)
     found = admin_client.get(url, {"q": "Банк у окна"}).context["cl"].result_list
     assert set(found) == set(LedgerEntry.objects.filter(game__table=live.table))
+
+
+def test_a_staff_member_granted_the_game_permissions_sees_the_events_and_may_void(
+    client, make_user, live
+):
+    """Not a superuser: a staff member whose group was given the games' permissions (on the
+    content type that moved to `play` with the model) sees the events and voids a game."""
+    from django.contrib.auth.models import Permission
+
+    clerk = make_user("clerk", is_staff=True)
+    clerk.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="play", codename__in=["view_game", "change_game"]
+        )
+    )
+    client.force_login(clerk)
+    game = live.play_until(_moved)
+    page = client.get(reverse("admin:play_game_change", args=[game.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "События игры" in html
+    void = reverse("admin:play_game_void", args=[game.pk])
+    assert void in html
+    assert client.post(void).status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.VOIDED and escrows_empty()

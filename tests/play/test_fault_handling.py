@@ -24,7 +24,7 @@ from channels.layers import get_channel_layer
 from django.db import OperationalError, connection, connections, transaction
 from django.utils import timezone
 
-from play import commands, consumers, errors, moves, presence, seating
+from play import commands, consumers, errors, moves, presence, seating, selectors
 from play.models import ClientCommand, Game, Presence
 from tables import services
 from tables.models import Seat, Table
@@ -174,7 +174,7 @@ async def test_a_command_that_loses_the_database_is_answered_unavailable(make_us
 @pytest.mark.django_db(transaction=True)
 async def test_the_presence_heartbeat_outlives_a_failed_refresh(make_user, monkeypatch):
     table, users = await database_sync_to_async(bank_in_play)(make_user)
-    monkeypatch.setattr(consumers, "PRESENCE_HEARTBEAT_SECONDS", 0.01)
+    monkeypatch.setattr(selectors, "PRESENCE_HEARTBEAT_SECONDS", 0.01)
     touched: list[str] = []
     beats = asyncio.Event()
     loop = asyncio.get_running_loop()

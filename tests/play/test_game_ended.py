@@ -1,4 +1,4 @@
-"""Live play announces a game's end with `tables.signals.game_ended`, after the commit, and
+"""Live play announces a game's end with `play.signals.game_ended`, after the commit, and
 the decision review is one of its subscribers (live play imports none of them)."""
 
 from __future__ import annotations
