@@ -36,7 +36,7 @@ class UserAdmin(DjangoUserAdmin):
 
     @admin.display(description=gettext_lazy("Статистика"))
     def stats(self, user: User) -> Any:
-        """The player's statistics page (tables.stats), which staff may open for anyone."""
+        """The player's statistics page (insights/stats.py), which staff may open for anyone."""
         url = reverse("stats_of", args=[user.username])
         return format_html('<a href="{}">{}</a>', url, _("открыть"))
 
@@ -170,7 +170,7 @@ class LedgerEntryAdmin(admin.ModelAdmin):
     def game_link(self, entry: LedgerEntry) -> Any:
         if entry.game_id is None:
             return "—"
-        url = reverse("admin:tables_game_change", args=[entry.game_id])
+        url = reverse("admin:play_game_change", args=[entry.game_id])
         only = (
             reverse("admin:accounts_ledgerentry_changelist") + f"?game__id__exact={entry.game_id}"
         )

@@ -118,7 +118,7 @@ class LedgerEntry(models.Model):
     round_ref = models.CharField(_("раздача"), max_length=64, blank=True, db_index=True)
     # The live game (a bank, a shoe) the movement belongs to; empty for grants.
     game = models.ForeignKey(
-        "tables.Game",
+        "play.Game",
         verbose_name=_("игра"),
         null=True,
         blank=True,

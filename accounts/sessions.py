@@ -23,7 +23,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from config.group_send import group_send_from_sync
+from lib.group_send import group_send_from_sync
 
 logger = logging.getLogger(__name__)
 

@@ -900,7 +900,8 @@ def create_tables(names: list[str], decision_seconds: int) -> list[tuple[int, st
     from django.db import transaction
 
     from accounts.models import User
-    from tables import broadcast, services
+    from lobby import broadcast
+    from tables import services
     from tables.models import Seat
 
     users = {u.username: u for u in User.objects.filter(username__in=names)}
@@ -933,12 +934,12 @@ def close_tables(ids: list[int]) -> dict[int, int]:
     """Close every table (a game in play is voided): the final versions."""
     from django.db import connection
 
-    from tables import services
+    from play import closing
     from tables.models import Table
 
     try:
         for table in Table.objects.filter(pk__in=ids).order_by("pk"):
-            services.table_close(table=table)
+            closing.table_close(table=table)
             # Paced like an admin at work: a burst of hundreds of closes at once would
             # overflow the channel layer (its capacity per web process) by itself.
             time.sleep(CLOSE_PAUSE)
@@ -954,7 +955,7 @@ def forget_presences(ids: list[int]) -> None:
     later and broadcast each to the dead sockets, flooding the next phase's channel layer."""
     from django.db import connection
 
-    from tables.models import Presence
+    from play.models import Presence
 
     try:
         Presence.objects.filter(table_id__in=ids).delete()
@@ -966,7 +967,7 @@ def timeouts_applied(ids: list[int]) -> list[tuple[int, int, int, float]]:
     """(table, game number, engine version, applied at epoch s) of every timeout."""
     from django.db import connection
 
-    from tables.models import GameEvent
+    from play.models import GameEvent
 
     try:
         rows = GameEvent.objects.filter(game__table_id__in=ids, action__action="timeout")

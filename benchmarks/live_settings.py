@@ -2,7 +2,7 @@
 settings (config/settings.py, read from the same environment) with four changes, none
 of which touches a live table:
 
-- the echo baseline's route is mounted (`BENCH_ECHO`, tables/routing.py);
+- the echo baseline's route is mounted (`BENCH_ECHO`, config/routing.py);
 - passwords are hashed with a cheap hasher, so that a thousand players sign in through
   the real login form in seconds — PBKDF2's deliberate quarter of a CPU-second per
   sign-in would cost the web process minutes before anything is measured;

@@ -19,9 +19,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from config.health import HealthCheckMiddleware  # noqa: E402
 from config.origin import SameOriginValidator  # noqa: E402
-from tables.consumers import ClosesOnDatabaseFaults  # noqa: E402
-from tables.routing import websocket_urlpatterns  # noqa: E402
-from tables.ticker import StartTickerMiddleware  # noqa: E402
+from config.routing import websocket_urlpatterns  # noqa: E402
+from play.sockets import ClosesOnDatabaseFaults  # noqa: E402
+from play.ticker import StartTickerMiddleware  # noqa: E402
 
 application = StartTickerMiddleware(
     ProtocolTypeRouter(

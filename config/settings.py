@@ -76,7 +76,12 @@ INSTALLED_APPS = [
     "csp",  # its system check refuses django-csp 3's CSP_* settings
     "axes",  # sign-in throttling (see Auth below)
     "accounts",
+    # One app per concern, each importing only those listed above it (tests/test_architecture.py).
     "tables",
+    "play",
+    "lobby",
+    "insights",
+    "history",
 ]
 
 MIDDLEWARE = [
@@ -167,7 +172,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # The cache holds short-lived counters shared by every web process: the per-user message
-# budget of the sockets (tables/consumers.py) and the sign-up and password-reset limits
+# budget of the sockets (play/sockets.py) and the sign-up and password-reset limits
 # (accounts/throttling.py). On Redis when there is one, so that all the
 # processes behind a load balancer count together; in-process memory when embedded.
 CACHES = {
@@ -185,7 +190,7 @@ CACHES = {
 }
 
 # Without Redis there is no broker: tasks run in the caller's process, and the in-process
-# ticker (tables.ticker) stands in for beat.
+# ticker (play.ticker) stands in for beat.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
@@ -227,7 +232,7 @@ GAME_INTERLUDE_SECONDS = env.float("GAME_INTERLUDE_SECONDS", default=3.0)
 # cards are dealt without the missing ones (docs/fairness.md); 0 deals at once.
 CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 
-# A public lobby's limits on opening tables (tables.services.table_open; staff have none):
+# A public lobby's limits on opening tables (lobby.services.table_open; staff have none):
 # one player opening 2,000 tables made the lobby slow and heavy for everyone.
 # How many tables a player may have open at once (the ones they opened, public or private;
 # the one-click «Играть» tables, one per variant and reused, do not count).
@@ -235,7 +240,7 @@ TABLES_OPEN_PER_USER = env.int("TABLES_OPEN_PER_USER", default=3)
 # How many tables a player may open per clock hour (counted in the shared cache).
 TABLE_OPENS_PER_HOUR = env.int("TABLE_OPENS_PER_HOUR", default=10)
 # Sockets open at once (both kinds, every web process: counted in the shared cache,
-# tables/connections.py) per signed-in user and per client address (behind the proxy
+# play/connections.py) per signed-in user and per client address (behind the proxy
 # daphne takes it from X-Forwarded-For). A socket over either limit is closed at once
 # with 4430 (docs/protocol.md §3).
 WS_CONNECTIONS_PER_USER = env.int("WS_CONNECTIONS_PER_USER", default=10)

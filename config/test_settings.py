@@ -9,7 +9,7 @@ os.environ.setdefault("DEBUG", "true")
 # the limit itself with its own value.
 os.environ.setdefault("SIGNUP_LIMIT_PER_HOUR", "100000")
 # The same for opening tables (a counter per user and clock hour, kept in Redis between
-# runs); tests/tables/test_lobby_limits.py checks the limit with its own value.
+# runs); tests/lobby/test_lobby_limits.py checks the limit with its own value.
 os.environ.setdefault("TABLE_OPENS_PER_HOUR", "100000")
 
 from config.settings import *  # noqa: F403

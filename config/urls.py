@@ -18,8 +18,8 @@ urlpatterns = [
     # The djangojs catalogue as a script file (never inline: the CSP forbids it).
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("accounts.urls")),
-    path("", include("tables.urls")),
-    path("", include("tables.table_urls")),
-    path("", include("tables.history_urls")),
-    path("", include("tables.screen_urls")),
+    path("", include("lobby.urls")),
+    path("", include("play.urls")),
+    path("", include("history.urls")),
+    path("", include("insights.urls")),
 ]

@@ -11,9 +11,9 @@ from django.core.validators import (
     ProhibitNullCharactersValidator,
 )
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.strategy.review import MISTAKE_EPSILON
 from tables.variants import STAKE_FIELDS, Variant, get_variant, variant_choices
 
 
@@ -116,13 +116,13 @@ class Table(models.Model):
     closed_at = models.DateTimeField(_("закрыт"), null=True, blank=True)
     # The host closed the table while chips were in play at a chip table: it closes once
     # the deal (salon) or the bank (banker36) in play settles, instead of voiding a deal
-    # the host has seen (services.table_close_by_host).
+    # the host has seen (play.closing.table_close_by_host).
     closing = models.BooleanField(_("закроется после раздачи"), default=False, editable=False)
     # A private table is not listed in the lobby; its invite link carries this code.
     private = models.BooleanField(_("частный"), default=False)
     # Opened by the lobby's one-click «Играть» (a solo game, a blackjack training table):
     # each player has at most one per variant, which the button reuses, so it does not
-    # count towards TABLES_OPEN_PER_USER (tables.services.table_open).
+    # count towards TABLES_OPEN_PER_USER (lobby.services.table_open).
     one_click = models.BooleanField(_("в один клик"), default=False, editable=False)
     invite_code = models.CharField(_("код приглашения"), max_length=32, blank=True)
     # The live table's version: every change its players see (a move, a seat, a pause)
@@ -163,6 +163,19 @@ class Table(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    def stakes_label(self) -> str:
+        """How the table is played for, in one short phrase."""
+        spec = self.variant_spec
+        if self.stake is not None and "stake" in spec.stake_defaults:
+            return gettext("ставка %(stake)d") % {"stake": self.stake}
+        if "min_bet" in spec.stake_defaults:
+            return gettext("ставки %(min)d–%(max)d") % {"min": self.min_bet, "max": self.max_bet}
+        if spec.currency == "points":
+            return gettext("на очки, партия из %(n)d раздач") % {"n": self.match_length}
+        if spec.currency == "coins":
+            return gettext("на монеты игры, не фишки")
+        return gettext("учебные единицы, не фишки")
 
     def apply_variant_defaults(self) -> None:
         """Fill the fields the variant needs and the admin left empty."""
@@ -344,179 +357,3 @@ def seat_id_for(user: Any) -> str:
     the name is one the engine keeps for its own roles."""
     name = str(user.username)
     return f"user:{user.pk}" if name.lower() in RESERVED_SEAT_IDS else name
-
-
-class Game(models.Model):
-    """One game of the rules engine at a table — a `classic` match, a `salon` or
-    `blackjack` shoe, a `banker36` bank, a `solo` game — and so one hand record with one
-    seed. Written only by tables.services; the full state never leaves the server."""
-
-    class Status(models.TextChoices):
-        PLAYING = "playing", _("идёт")
-        FINISHED = "finished", _("сыграна")
-        VOIDED = "voided", _("отменена")
-
-    table = models.ForeignKey(
-        Table, verbose_name=_("стол"), on_delete=models.PROTECT, related_name="games"
-    )
-    number = models.PositiveIntegerField(_("номер игры"))
-    variant = models.CharField(_("вариант"), max_length=16, choices=variant_choices)
-    status = models.CharField(
-        _("статус"), max_length=16, choices=Status.choices, default=Status.PLAYING
-    )
-    state = ExactJSONField(_("состояние"))
-    # Who played: [{"id", "user": pk | None, "ai": level | "", "number", "chips"?}]
-    players = models.JSONField(_("игроки"))
-    # The options the engine was given (the record states them as a replay reads them:
-    # tables.services.game_record), and the first banker.
-    options = models.JSONField(_("параметры"))
-    first_banker = models.CharField(_("первый банкир"), max_length=160, blank=True)
-    # The record's seed, derived from the server seed and the client seeds.
-    seed = models.CharField(_("ключ"), max_length=128)
-    server_seed = models.CharField(_("ключ сервера"), max_length=64, blank=True)
-    client_seeds = models.JSONField(_("ключи игроков"), default=list)
-    commitment = models.CharField(_("отпечаток"), max_length=64)
-    actions = models.JSONField(_("ходы"), default=list)
-    # Net chips each seat has in this game's escrow account (chip variants only).
-    escrowed = models.JSONField(_("в депозите"), default=dict)
-    # Session units carried from earlier shoes of the same blackjack session.
-    carry = models.JSONField(_("перенос"), default=dict)
-    deadline = models.DateTimeField(_("срок решения"), null=True, blank=True, db_index=True)
-    deadline_seat = models.CharField(_("чьё решение"), max_length=160, blank=True)
-    paused_remaining_ms = models.PositiveIntegerField(_("осталось на паузе, мс"), null=True)
-    # The engine version whose decision already got a reconnect grace (one per decision).
-    grace_version = models.PositiveIntegerField(null=True, blank=True)
-    result = models.JSONField(_("результат"), null=True, blank=True)
-    # How many of `actions` the decision review has looked at (tables.reviews).
-    reviewed_actions = models.PositiveIntegerField(_("ходов разобрано"), default=0)
-    started_at = models.DateTimeField(_("начата"), auto_now_add=True)
-    finished_at = models.DateTimeField(_("окончена"), null=True, blank=True)
-
-    class Meta:
-        verbose_name = _("игра")
-        verbose_name_plural = _("игры")
-        ordering = ["-id"]
-        constraints = [
-            models.UniqueConstraint(fields=["table", "number"], name="game_number_per_table"),
-            models.UniqueConstraint(
-                fields=["table"],
-                condition=models.Q(status="playing"),
-                name="game_one_playing_per_table",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.table.name} · {_('игра')} {self.number}"
-
-    @property
-    def is_playing(self) -> bool:
-        return self.status == self.Status.PLAYING
-
-    @property
-    def paused(self) -> bool:
-        return self.paused_remaining_ms is not None
-
-    @property
-    def seat_ids(self) -> list[str]:
-        return [p["id"] for p in self.players]
-
-    def player_entry(self, seat_id: str) -> dict[str, Any] | None:
-        return next((p for p in self.players if p["id"] == seat_id), None)
-
-
-class GameEvent(models.Model):
-    """One transition of a game: what was applied and every event it produced (unfiltered:
-    read only through games.engine.events_for)."""
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
-    version = models.PositiveIntegerField(_("версия движка"))
-    action = models.JSONField(null=True, blank=True)
-    events = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        verbose_name = _("событие игры")
-        verbose_name_plural = _("события игры")
-        ordering = ["game", "version"]
-        constraints = [
-            models.UniqueConstraint(fields=["game", "version"], name="game_event_version_unique")
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.game} v{self.version}"
-
-
-class Decision(models.Model):
-    """One decision a player made, with the value of every option they had, computed from
-    their seat's view alone (games.strategy.review). Written only by tables.reviews."""
-
-    game = models.ForeignKey(
-        Game, verbose_name=_("игра"), on_delete=models.CASCADE, related_name="decisions"
-    )
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name=_("игрок"),
-        on_delete=models.CASCADE,
-        related_name="decisions",
-    )
-    variant = models.CharField(_("вариант"), max_length=16, choices=variant_choices)
-    seat = models.CharField(_("место"), max_length=160)
-    # The index of the decision's action in the game's record, and its round there.
-    number = models.PositiveIntegerField(_("ход №"))
-    round = models.PositiveIntegerField(_("раздача"))
-    # e.g. "hard16:T", "soft18:A", "pair8:T", "total14", "bet:A" (games.strategy.review)
-    situation = models.CharField(_("положение"), max_length=32)
-    options = models.JSONField(_("варианты"))  # [{"action", "amount"?, "value"}]
-    chosen = models.JSONField(_("выбрано"))
-    best = models.JSONField(_("лучшее"))
-    loss = models.FloatField(_("потеря"))  # best value − chosen value, ≥ 0
-    timeout = models.BooleanField(_("время вышло"), default=False)
-    reviewed_at = models.DateTimeField(_("разобрано"), auto_now_add=True)
-
-    class Meta:
-        verbose_name = _("решение")
-        verbose_name_plural = _("решения")
-        ordering = ["game", "number"]
-        constraints = [
-            models.UniqueConstraint(fields=["game", "number"], name="decision_once_per_action")
-        ]
-        indexes = [models.Index(fields=["user", "variant"], name="decision_user_variant")]
-
-    def __str__(self) -> str:
-        return f"{self.game} #{self.number} {self.situation}"
-
-    @property
-    def mistake(self) -> bool:
-        return self.loss > MISTAKE_EPSILON
-
-
-class ClientCommand(models.Model):
-    """A client's message id and the outcome it got, so a resend is answered, not redone."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="+")
-    client_id = models.CharField(max_length=64)
-    outcome = models.JSONField()
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["user", "table", "client_id"], name="client_command_once"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.user_id}@{self.table_id}: {self.client_id}"
-
-
-class Presence(models.Model):
-    """An open WebSocket of a signed-in user at a table (one row per tab)."""
-
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="presences")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    channel_name = models.CharField(max_length=200, unique=True)
-    seen_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return f"{self.user_id}@{self.table_id}"

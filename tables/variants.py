@@ -33,6 +33,8 @@ class Variant:
     default_match_length: int | None = None
     # Fixed options the rules give this variant (not per-table fields).
     fixed_options: dict[str, int] = field(default_factory=dict)
+    # A training game: its table page offers the coach (insights/coach.py).
+    coached: bool = False
 
     @property
     def stakes_chips(self) -> bool:
@@ -86,6 +88,7 @@ VARIANTS: dict[str, Variant] = {
             default_seats=1,
             currency="coins",
             fixed_options={"start_coins": 1000, "start_bank": 300},
+            coached=True,
         ),
         Variant(
             key=BANKER36,
@@ -107,6 +110,7 @@ VARIANTS: dict[str, Variant] = {
             max_seats=7,
             default_seats=5,
             currency="units",
+            coached=True,
         ),
     )
 }

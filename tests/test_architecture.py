@@ -1,4 +1,5 @@
-"""The project's import graph: no cycles anywhere, and `games` depends on no other app.
+"""The project's import graph: no cycles anywhere, each app importing only the apps
+below it (`LAYERS`), and `games` depending on no other app.
 
 Read from the source with `ast`, not by importing: every `import` and `from ... import`
 statement counts, at any depth (inside functions, `if TYPE_CHECKING:` blocks, `try:`), so a
@@ -20,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-APPS = ("config", "games", "accounts", "tables")
+# The apps from the ground up: each may import only those before it (and itself). Live
+# play announces what it does (play.signals, tables.signals) and never imports the lobby,
+# the history or the insights that follow it; the lobby's page shows the leaderboards
+# through a template tag of insights' (insights/templatetags), not an import.
+LAYERS = ("lib", "games", "accounts", "tables", "play", "lobby", "insights", "history", "config")
+APPS = LAYERS
 
 
 @dataclass(frozen=True)
@@ -146,8 +152,9 @@ def _describe(cycle: list[str], graph: Mapping[str, list[Edge]]) -> str:
 
 
 def test_the_project_has_no_import_cycle():
-    graph = import_graph(ROOT, APPS)
-    assert graph.get("tables.services")  # the walk saw the code
+    # The benchmarks and the tests too: a cycle there is as hard to follow as in an app.
+    graph = import_graph(ROOT, [*APPS, "benchmarks", "tests"])
+    assert graph.get("play.lifecycle")  # the walk saw the code
     found = [_describe(cycle, graph) for cycle in cycles(graph)]
     assert found == [], "import cycles:\n" + "\n".join(found)
 
@@ -187,3 +194,48 @@ def test_the_cycle_check_sees_imports_inside_functions_and_relative_ones(tmp_pat
     assert _describe(cycles(graph)[0], graph) == (
         "app.a (line 1) -> app.sub.b; app.sub.b (line 2) -> app.c; app.c (line 1) -> app.a"
     )
+
+
+def _layer_breaches(graph: Mapping[str, list[Edge]]) -> list[str]:
+    rank = {app: i for i, app in enumerate(LAYERS)}
+    breaches = []
+    for source, edges in graph.items():
+        source_app = source.split(".")[0]
+        for edge in edges:
+            target_app = edge.target.split(".")[0]
+            if rank[target_app] <= rank[source_app]:
+                continue
+            breaches.append(f"{source} (line {edge.line}) imports {edge.target}")
+    return sorted(breaches)
+
+
+def test_each_app_imports_only_the_apps_below_it():
+    assert _layer_breaches(import_graph(ROOT, APPS)) == []
+
+
+def test_live_play_imports_neither_history_nor_insights_nor_the_lobby():
+    graph = import_graph(ROOT, APPS)
+    assert any(name.startswith("play.") for name in graph)
+    reached = sorted(
+        f"{source} (line {edge.line}) imports {edge.target}"
+        for source, edges in graph.items()
+        if source.split(".")[0] == "play"
+        for edge in edges
+        if edge.target.split(".")[0] in ("history", "insights", "lobby")
+    )
+    assert reached == []
+
+
+def test_the_layer_check_names_an_import_that_runs_up(tmp_path):
+    # play importing insights (a function's import, as a lazy one would be) is refused.
+    for app, text in {
+        "games": "",
+        "play": "def later():\n    from insights import stats\n",
+        "insights": "from play import models\n",
+    }.items():
+        (tmp_path / app).mkdir()
+        (tmp_path / app / "__init__.py").write_text("")
+        name = {"games": "rules", "play": "models", "insights": "stats"}[app]
+        (tmp_path / app / f"{name}.py").write_text(text)
+    graph = import_graph(tmp_path, ["games", "play", "insights"])
+    assert _layer_breaches(graph) == ["play.models (line 2) imports insights.stats"]

@@ -1,6 +1,6 @@
 // The lobby: the server renders the open tables; this keeps them current from the lobby
 // socket (docs/protocol.md §14), filters them by variant, says on each join button why
-// the player cannot sit (as services.seat_take would refuse), keeps «Ваши столы» as
+// the player cannot sit (as play.seating.seat_take would refuse), keeps «Ваши столы» as
 // lobby.json gives it and the per-variant counts as the socket's lobby_counts (or, under
 // an entry-limit filter, lobby.json) give them, says when a part of lobby.json could not
 // be built, and fits the «Открыть стол» form to the chosen variant.
@@ -46,7 +46,7 @@ let me = readJSON("lobby-me");
 // How many tables of each variant there are under the entry-limit filters (the server's
 // count: the list is one page of them), as lobby.json and the socket's `lobby` last gave.
 let counts = readJSON("lobby-counts") || {};
-const PAGE_SIZE = 50; // tables.selectors.LOBBY_PAGE_SIZE
+const PAGE_SIZE = 50; // lobby.selectors.LOBBY_PAGE_SIZE
 // The page shown (the server's answer: a page past the last is the last).
 let page = Number(new URLSearchParams(window.location.search).get("page")) || 1;
 // Rows the socket said were closed (table_removed): only these, missing from a list
@@ -54,7 +54,7 @@ let page = Number(new URLSearchParams(window.location.search).get("page")) || 1;
 // another page (or out of the filters) and leaves at once.
 const removed = new Set();
 
-// --- who may sit where (tables.selectors.join_state) ----------------------------------
+// --- who may sit where (lobby.selectors.join_state) ----------------------------------
 
 const ONE_CHIP_TABLE = ["salon", "banker36"];
 
@@ -339,7 +339,7 @@ function setUpFilters() {
 
 // --- the parts lobby.json could not build (its `unavailable`) -------------------------
 
-// The server renders the same note on first load (templates/tables/lobby.html); the
+// The server renders the same note on first load (templates/lobby/lobby.html); the
 // script adds a hidden one where the page has none.
 function noteFor(part) {
   let note = root.querySelector(`[data-unavailable="${part}"]`);

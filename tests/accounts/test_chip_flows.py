@@ -8,9 +8,10 @@ from django.urls import reverse
 from accounts.models import LedgerEntry
 from accounts.reports import chip_flows
 from accounts.services import chips_transfer, escrow_account, wallet_for
+from play import moves, seating
+from play.models import Game
 from tables import services
-from tables.models import Game
-from tests.tables.live_helpers import playing
+from tests.play.live_helpers import playing
 
 pytestmark = pytest.mark.django_db
 
@@ -26,8 +27,8 @@ def new_game(make_user):
         n = next(count)
         table = services.table_create(variant="classic", name=f"C{n}")
         for name in ("ann", "bob"):
-            services.seat_take(table=table, player=make_user(f"{name}{n}"))
-        services.game_start(table=table, by=root, rounds=5)
+            seating.seat_take(table=table, player=make_user(f"{name}{n}"))
+        moves.game_start(table=table, by=root, rounds=5)
         game = playing(table)
         Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
         return game

@@ -7,8 +7,9 @@ import random
 import pytest
 from django.urls import reverse
 
+from play import moves, seating
 from tables import services
-from tests.tables.live_helpers import play_game_randomly
+from tests.play.live_helpers import play_game_randomly
 
 
 @pytest.fixture
@@ -16,9 +17,9 @@ def played(db, make_user, settings):
     settings.GAME_INTERLUDE_SECONDS = 3600  # one bank, then nothing
     ann, bob = make_user("ann"), make_user("bob")
     table = services.table_create(variant="banker36", name="Банк", stake=10, created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    services.game_start(table=table, by=ann)
+    seating.seat_take(table=table, player=ann)
+    seating.seat_take(table=table, player=bob)
+    moves.game_start(table=table, by=ann)
     game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(5))
     return game, ann, bob
 

@@ -33,7 +33,7 @@ def test_celery_sends_the_sweep_task_to_the_redis_broker(redis_url):
     import redis
 
     from config.celery import app
-    from tables.tasks import sweep_deadlines
+    from play.tasks import sweep_deadlines
 
     assert app.conf.broker_url == settings.CELERY_BROKER_URL == redis_url
     assert not app.conf.task_always_eager

@@ -230,7 +230,7 @@ def _sockets_closed_before_the_flush(
         for context in list(request.getfixturevalue("browser").contexts):
             with contextlib.suppress(Exception):
                 context.close()
-    from tables.models import Presence
+    from play.models import Presence
 
     end = time.monotonic() + 15
     while Presence.objects.exists() and time.monotonic() < end:
@@ -239,7 +239,7 @@ def _sockets_closed_before_the_flush(
 
 
 # How long daphne's database connections must stay idle before the flush: longer than
-# the lobby's coalescing (tables.broadcast.LOBBY_COALESCE_SECONDS), after which the
+# the lobby's coalescing (lobby.broadcast.LOBBY_COALESCE_SECONDS), after which the
 # lobby's list is read — a read that, run as the flush's TRUNCATE takes its locks, can
 # deadlock with it (a CI run lost the flush of test_lobby that way).
 QUIET_SECONDS = 0.4

@@ -1,6 +1,6 @@
 """Shared helpers for the table page's browser tests (tests/e2e/test_table_*.py).
 
-The table page (`/tables/<id>/`, templates/tables/table.html, static/js/table/main.js)
+The table page (`/tables/<id>/`, templates/play/table.html, static/js/table/main.js)
 mirrors its state on the root element `#table-page` as data attributes, refreshed after
 every frame it applies:
 
@@ -33,8 +33,10 @@ from unittest import mock
 from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 
 from accounts.services import player_register
-from tables import broadcast, services
-from tables.models import Presence, Table
+from play import broadcast
+from play.models import Presence
+from tables import services
+from tables.models import Table
 from tests.e2e.conftest import VIEWPORTS, Console
 
 PASSWORD = "Stol-Parol-2024"
@@ -49,7 +51,7 @@ def quiet_broadcasts() -> Iterator[None]:
     """Changes made in the test process broadcast nothing: with Playwright's loop running
     in this thread the channel layer cannot be reached from here (the send would fail
     and log a traceback). The pages learn such changes from their next snapshot."""
-    with mock.patch.object(broadcast, "_send", lambda group, message: None):
+    with mock.patch.object(broadcast, "send", lambda group, message: None):
         yield
 
 
@@ -75,7 +77,7 @@ def make_player(username: str, *, password: str = PASSWORD) -> Any:
 def create_table(
     variant: str, *, name: str | None = None, host: Any = None, **fields: Any
 ) -> Table:
-    """An open table, made with tables.services (validated against the variant).
+    """An open table, made with tables.services.table_create (validated against the variant).
 
     Do this before opening the pages: a change made in the test process reaches the pages
     only through their next snapshot (the test process's broadcasts do not reach daphne

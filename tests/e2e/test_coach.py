@@ -6,7 +6,7 @@ cost, and the session summary counts the decisions. `solo` and `blackjack`.
 The deal is provably fair, so nobody chooses the cards; to be dealt a position whose
 best play is known, the test sits between the page and the server (as
 test_table_blackjack.py does): it swaps the page's client seed for one it grinds — replaying
-the deal as tables.services._deal makes it — until the deal is the one it wants.
+the deal as play.lifecycle.deal makes it — until the deal is the one it wants.
 
 Screenshots at 360 and 1280 px (and 375 px) go to test-artifacts/.
 """
@@ -22,8 +22,10 @@ import pytest
 from games import engine
 from games import fairness as fair
 from games.strategy import solo
-from tables import services
-from tables.models import Decision, Game, Table
+from insights.models import Decision
+from play import lifecycle, seating
+from play.models import Game
+from tables.models import Table
 from tests.e2e.conftest import ARTIFACTS, Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
@@ -65,7 +67,7 @@ def grind_seed(table_id: int, player: str, wanted: Callable[[dict[str, Any]], bo
     assert pending is not None and player in pending["seats"]
     context = {"table": table.pk, "shoe": pending["number"], "variant": table.variant}
     seats = [{"id": sid} for sid in pending["seats"]]
-    options = services._engine_options(table)
+    options = lifecycle.engine_options(table)
     for attempt in range(50_000):
         seed = f"coach-{attempt}"
         derived = fair.derive(pending["server_seed"], context, [{"seat": player, "seed": seed}])
@@ -260,7 +262,7 @@ def test_the_blackjack_coach_reviews_a_stand_on_a_hard_total_against_a_high_card
     player = make_player("kursant")
     table = create_table("blackjack", name="Тренировка с тренером", decision_seconds=60)
     with quiet_broadcasts():
-        services.seat_take(table=table, player=player)
+        seating.seat_take(table=table, player=player)
 
     def wanted(state: dict[str, Any]) -> bool:
         # Hard 13–15 (not a pair) against a 7, 8 or 9: drawing is clearly better.

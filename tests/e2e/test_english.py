@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from accounts.services import WELCOME_GRANT_CHIPS
-from tables.models import Game, Table
+from play.models import Game
+from tables.models import Table
 from tests.e2e.conftest import Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     PASSWORD,

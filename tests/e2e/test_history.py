@@ -17,11 +17,13 @@ from accounts.services import player_register
 from games import fairness as fair
 from games.cards import shoe as fresh_stock
 from games.shuffle import SeedStream, draw_lot, shuffled
+from history.replays import DECK_OF, replay
+from insights.models import Decision
+from play import broadcast, moves, seating
+from play.models import Game
 from tables import services
-from tables.models import Decision, Game
-from tables.replays import DECK_OF, replay
 from tests.e2e.conftest import Console, check_accessibility, shoot
-from tests.tables.live_helpers import play_game_randomly, play_step, playing
+from tests.play.live_helpers import play_game_randomly, play_step, playing
 
 pytestmark = pytest.mark.e2e
 
@@ -38,12 +40,11 @@ def _passwords_daphne_can_check(settings: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_broadcasts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The games are played by tables.services in this process, where Playwright's loop
+    # The games are played by live play's services (play/) in this process, where Playwright's loop
     # runs: channels' async_to_sync cannot send from here, and no page here listens to a
     # table socket, so the frames are not sent at all (instead of logging each failure).
-    from tables import broadcast
 
-    monkeypatch.setattr(broadcast, "_send", lambda group, message: None)
+    monkeypatch.setattr(broadcast, "send", lambda group, message: None)
 
 
 def _player(name: str) -> Any:
@@ -73,11 +74,11 @@ def _bank(ann: Any, bob: Any, settings: Any, *, finish: bool, seed: int = 1) -> 
     settings.GAME_INTERLUDE_SECONDS = 3600  # the next bank waits: this one stays the last
     settings.CLIENT_SEED_SECONDS = 60
     table = services.table_create(variant="banker36", name=f"Банк {seed}", stake=10, created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    assert services.game_start(table=table, by=ann) is None  # announced: seeds awaited
-    services.client_seed_give(table=table, player=ann, seed=f"ann-{seed}-Klyuch")
-    services.client_seed_give(table=table, player=bob, seed=f"bob_{seed}")
+    seating.seat_take(table=table, player=ann)
+    seating.seat_take(table=table, player=bob)
+    assert moves.game_start(table=table, by=ann) is None  # announced: seeds awaited
+    moves.client_seed_give(table=table, player=ann, seed=f"ann-{seed}-Klyuch")
+    moves.client_seed_give(table=table, player=bob, seed=f"bob_{seed}")
     game = playing(table)
     assert game is not None and len(game.client_seeds) == 2
     if finish:
@@ -134,7 +135,7 @@ def test_a_player_replays_a_real_bank_step_by_step_and_verifies_its_shuffle(
         if len(game.actions) >= 3 and anna_decides:
             break
         for player in (ann, bob):  # free the chips for the next table
-            services.seat_leave(table=game.table, player=player)
+            seating.seat_leave(table=game.table, player=player)
     assert anna_decides, f"no bank of {attempt} where anna drew or stood"
     data = replay(game, "anna")
     steps = data["steps"]
@@ -357,28 +358,28 @@ def test_a_game_in_play_reveals_no_seed_and_others_get_not_found(
 
 
 def _played(variant: str, settings: Any, rng: random.Random) -> tuple[Game, str]:
-    """A game of `variant` played to its end through tables.services; its player's name."""
+    """A game of `variant` played to its end through live play's services; its player's name."""
     settings.GAME_INTERLUDE_SECONDS = 3600
     settings.CLIENT_SEED_SECONDS = 0  # dealt at once: a record with no client seed too
     settings.AI_DECISION_SECONDS = 60  # AI seats move when the test sweeps past them
     host = _player(f"{variant}-host")
     users = {host.pk: host}
     table = services.table_create(variant=variant, name=f"Стол {variant}", created_by=host)
-    services.seat_take(table=table, player=host)
+    seating.seat_take(table=table, player=host)
     if variant in ("classic", "blackjack"):
-        services.ai_seat_add(table=table, by=host, level="easy")
+        seating.ai_seat_add(table=table, by=host, level="easy")
     if variant == "salon":
         guest = _player(f"{variant}-guest")
         users[guest.pk] = guest
-        services.seat_take(table=table, player=guest)
+        seating.seat_take(table=table, player=guest)
     if playing(table) is None:
-        services.game_start(table=table, by=host)
+        moves.game_start(table=table, by=host)
     game = playing(table)
     assert game is not None
     if variant == "blackjack":  # a few rounds, then the session ends (the record with it)
         for _ in range(12):
             play_step(table, users, rng, game.number)
-        services.session_end(table=table, player=host)
+        moves.session_end(table=table, player=host)
         return Game.objects.get(pk=game.pk), host.username
     return play_game_randomly(table, users, rng), host.username
 

@@ -511,7 +511,7 @@ def test_with_no_entry_filter_the_counts_and_pages_follow_the_socket_without_lob
     (lobby_counts, docs/protocol.md §14): the page asks lobby.json for none of them. (It
     asked after every batch; with hundreds of players in the lobby that was hundreds of
     requests a second.)"""
-    from tables.selectors import LOBBY_PAGE_SIZE
+    from lobby.selectors import LOBBY_PAGE_SIZE
 
     _page_of_classics(LOBBY_PAGE_SIZE)  # a full first page
     with page.expect_response(LOBBY_JSON):  # the one the socket's first list asks for
@@ -548,7 +548,7 @@ def test_under_an_entry_filter_the_counts_follow_lobby_json_and_a_row_pushed_off
     """Under an entry-limit filter the socket's counts (over all tables) are not the
     page's: it asks lobby.json for its own, throttled. A row that the new list pushed to
     the next page just leaves: only a table the socket said was closed shows «Закрыт»."""
-    from tables.selectors import LOBBY_PAGE_SIZE
+    from lobby.selectors import LOBBY_PAGE_SIZE
 
     _page_of_classics(LOBBY_PAGE_SIZE)
     sign_in(page, "alice")

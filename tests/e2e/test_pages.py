@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from accounts.services import WELCOME_GRANT_CHIPS
-from tables.management.commands.demo_setup import DEMO_TABLES
+from lobby.management.commands.demo_setup import DEMO_TABLES
 from tests.e2e.conftest import Console, check_accessibility, shoot
 
 pytestmark = pytest.mark.e2e
@@ -158,17 +158,18 @@ def test_the_chip_statement_links_each_round_to_its_replay(
     import random
 
     from accounts.models import User
+    from play import moves, seating
     from tables import services
     from tests.e2e.test_lobby import sign_in, with_password
-    from tests.tables.live_helpers import play_game_randomly
+    from tests.play.live_helpers import play_game_randomly
 
     settings.GAME_INTERLUDE_SECONDS = 3600  # one bank to look at
     ann = with_password(User.objects.create_user(username="ann"))
     bob = User.objects.create_user(username="bob")
     table = services.table_create(variant="banker36", name="Банк Анны", stake=10, created_by=ann)
-    services.seat_take(table=table, player=ann)
-    services.seat_take(table=table, player=bob)
-    services.game_start(table=table, by=ann)
+    seating.seat_take(table=table, player=ann)
+    seating.seat_take(table=table, player=bob)
+    moves.game_start(table=table, by=ann)
     game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(5))
 
     sign_in(page, "ann")

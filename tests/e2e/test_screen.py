@@ -17,7 +17,8 @@ import pytest
 import segno
 
 from games import engine
-from tables.models import Game, Table
+from play.models import Game
+from tables.models import Table
 from tests.e2e.conftest import check_accessibility, shoot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
@@ -29,7 +30,7 @@ from tests.e2e.table_helpers import (
     table_state,
     wait_game_playing,
 )
-from tests.tables.ws_play import card_tokens
+from tests.play.ws_play import card_tokens
 
 pytestmark = pytest.mark.e2e
 

@@ -1,5 +1,5 @@
 """The statistics page in a real browser: a player's solo games (played through
-tables.services, a few rounds each, the last still in play) and a classic match, then
+live play's services, a few rounds each, the last still in play) and a classic match, then
 «Статистика» from the site's menu draws both charts of each variant — the running result
 with a point per game and the costliest kinds of decision as bars — with real sizes, no
 console error and no CSP violation; the lobby's leaderboard then lists the player.
@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 
 from accounts.services import player_register
-from tables import services
-from tables.models import Game
-from tables.skill import MIN_DECISIONS
+from insights.skill import MIN_DECISIONS
+from lobby import services as lobby_services
+from play import broadcast, moves, seating
+from play.models import Game
+from tables import services as tables_services
 from tests.e2e.conftest import ARTIFACTS, VIEWPORTS, Console, check_accessibility, shoot
-from tests.tables.live_helpers import play_game_randomly, playing
+from tests.play.live_helpers import play_game_randomly, playing
 
 pytestmark = pytest.mark.e2e
 
@@ -34,11 +36,10 @@ def _passwords_daphne_can_check(settings: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_broadcasts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The games are played by tables.services in this process, where Playwright's loop
+    # The games are played by live play's services (play/) in this process, where Playwright's loop
     # runs: no page here listens to a table socket, so the frames are not sent at all.
-    from tables import broadcast
 
-    monkeypatch.setattr(broadcast, "_send", lambda *args, **kwargs: None)
+    monkeypatch.setattr(broadcast, "send", lambda *args, **kwargs: None)
 
 
 def _player(name: str) -> Any:
@@ -61,7 +62,7 @@ def _log_in(page: Any, username: str) -> None:
 
 
 def _act(table: Any, user: Any, **action: Any) -> None:
-    services.game_act(table=table, player=user, action=action, version=None)
+    moves.game_act(table=table, player=user, action=action, version=None)
 
 
 def _solo_rounds(table: Any, user: Any, rng: random.Random, rounds: int) -> None:
@@ -84,7 +85,7 @@ def _solo_rounds(table: Any, user: Any, rng: random.Random, rounds: int) -> None
 
 
 def _decisions_in(game: Game) -> int:
-    """A solo game's decisions: each bet, draw and stand (tables.reviews stores them)."""
+    """A solo game's decisions: each bet, draw and stand (insights.reviews stores them)."""
     return sum(1 for action in game.actions if action["action"] in ("bet", "hit", "stand"))
 
 
@@ -100,8 +101,8 @@ def test_the_statistics_page_draws_its_charts_and_the_lobby_ranks_the_player(
     settings.GAME_INTERLUDE_SECONDS = 3600
     vera, oleg = _player("vera"), _player("oleg")
     rng = random.Random(21)
-    table = services.table_open(by=vera, variant="solo", private=True)
-    services.seat_take(table=table, player=vera)
+    table = lobby_services.table_open(by=vera, variant="solo", private=True)
+    seating.seat_take(table=table, player=vera)
     ended: list[Game] = []
     # Solo games of a few rounds each, until the finished ones hold enough decisions for
     # a rating (the page reviews them itself); the last game stays in play: it counts on
@@ -109,14 +110,14 @@ def test_the_statistics_page_draws_its_charts_and_the_lobby_ranks_the_player(
     while len(ended) < 3 or sum(map(_decisions_in, ended)) < MIN_DECISIONS + 10:
         _solo_rounds(table, vera, rng, 6)
         ended.append(playing(table))
-        services.solo_new_game(table=table, player=vera)
+        moves.solo_new_game(table=table, player=vera)
     _solo_rounds(table, vera, rng, 2)
     assert all(game.state["rounds"] for game in ended)
     games_shown = len(ended) + 1
-    classic = services.table_create(variant="classic", name="Классика", created_by=vera)
-    services.seat_take(table=classic, player=vera)
-    services.seat_take(table=classic, player=oleg)
-    services.game_start(table=classic, by=vera)
+    classic = tables_services.table_create(variant="classic", name="Классика", created_by=vera)
+    seating.seat_take(table=classic, player=vera)
+    seating.seat_take(table=classic, player=oleg)
+    moves.game_start(table=classic, by=vera)
     play_game_randomly(classic, {vera.pk: vera, oleg.pk: oleg}, random.Random(4))
 
     _log_in(page, "vera")

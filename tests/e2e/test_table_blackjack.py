@@ -5,7 +5,7 @@ Dealing is provably fair (docs/fairness.md): nobody can choose the cards, the se
 included. To be dealt a pair anyway, the test sits between the page and the server
 (Playwright's route_web_socket): when the page sends its client seed, the test reads the
 announced game's server seed from the test database, grinds client seeds — replaying the
-deal exactly as tables.services._deal makes it — until the player's first hand is a pair
+deal exactly as play.lifecycle.deal makes it — until the player's first hand is a pair
 that may be split and then doubled, and sends that seed on instead of the page's. The
 page only sees its ack.
 
@@ -21,8 +21,9 @@ import pytest
 
 from games import engine
 from games import fairness as fair
-from tables import services
-from tables.models import Game, Table
+from play import lifecycle, seating
+from play.models import Game
+from tables.models import Table
 from tests.e2e.conftest import Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
@@ -64,7 +65,7 @@ def split_then_double_seed(table: Table) -> str:
     assert pending is not None and PLAYER in pending["seats"]
     context = {"table": table.pk, "shoe": pending["number"], "variant": table.variant}
     seats = [{"id": sid} for sid in pending["seats"]]
-    options = services._engine_options(table)
+    options = lifecycle.engine_options(table)
     for attempt in range(20_000):
         seed = f"pair-{attempt}"
         derived = fair.derive(pending["server_seed"], context, [{"seat": PLAYER, "seed": seed}])
@@ -91,9 +92,9 @@ def test_a_player_splits_and_doubles_beside_two_ai_seats_and_ends_the_session(
     player = make_player(PLAYER)
     table = create_table("blackjack", name="Тренировка", decision_seconds=60)
     with quiet_broadcasts():
-        services.seat_take(table=table, player=player)
-        services.ai_seat_add(table=table, by=player, level="easy")
-        services.ai_seat_add(table=table, by=player, level="hard")
+        seating.seat_take(table=table, player=player)
+        seating.ai_seat_add(table=table, by=player, level="easy")
+        seating.ai_seat_add(table=table, by=player, level="hard")
 
     sent: dict[str, str] = {}
 

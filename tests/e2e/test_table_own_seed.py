@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tables.models import Game
+from play.models import Game
 from tests.e2e.conftest import ROOT, Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     act,

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from games import engine
-from tables.models import Game, GameEvent, Table
+from play.models import Game, GameEvent
+from tables.models import Table
 from tests.e2e.conftest import check_accessibility, shoot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,

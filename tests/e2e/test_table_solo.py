@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from accounts.services import WELCOME_GRANT_CHIPS
-from tables.models import Game
+from play.models import Game
 from tests.e2e.conftest import Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     PASSWORD,

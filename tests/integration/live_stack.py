@@ -40,8 +40,9 @@ from benchmarks import http_login
 from benchmarks.processes import Service, free_port  # shared with make bench-live
 from games import engine
 from games.record import replay
-from tables import services
-from tables.models import Game, Table
+from play import records
+from play.models import Game
+from tables.models import Table
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -640,7 +641,7 @@ def check_ledger(table_id: int) -> list[Game]:
     assert games and all(g.status == Game.Status.FINISHED for g in games), games
     expected: dict[int, int] = {}
     for game in games:
-        assert replay(services.game_record(game))["result"] == game.result
+        assert replay(records.game_record(game))["result"] == game.result
         deltas = game.result["deltas"]
         assert sum(deltas.values()) == 0
         escrow = Account.objects.get(code=f"escrow:game:{game.pk}")
@@ -686,7 +687,7 @@ def check_records() -> int:
     checked."""
     games = Game.objects.exclude(status=Game.Status.PLAYING).select_related("table")
     for game in games:
-        assert replay(services.game_record(game))["result"] == game.result, game.pk
+        assert replay(records.game_record(game))["result"] == game.result, game.pk
     return len(games)
 
 
@@ -714,7 +715,7 @@ def check_frames(viewer: str | None, raw_frames: list[str], table_id: int) -> in
 
     def state_at(game: Game, version: int) -> dict[str, Any]:
         if (game.number, version) not in states:
-            record = services.game_record(game)
+            record = records.game_record(game)
             state, _ = engine.new_game(
                 record["variant"],
                 seats=record["seats"],

@@ -37,8 +37,10 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Account, LedgerEntry
+from play import seating
+from play.models import ClientCommand, Game, GameEvent, Presence
 from tables import services
-from tables.models import ClientCommand, Game, GameEvent, Presence, Table
+from tables.models import Table
 from tests.integration.live_stack import (
     STACK_APPLICATION_NAME,
     Conn,
@@ -545,9 +547,9 @@ def bank_tables(transactional_db: None) -> list[Table]:
             decision_seconds=120,  # no clock runs out by itself: the test makes them due
         )
         for user in users:
-            services.seat_take(table=table, player=user)
+            seating.seat_take(table=table, player=user)
         for user in users:
-            services.seat_ready(table=table, player=user)
+            seating.seat_ready(table=table, player=user)
         assert Game.objects.filter(table=table, status=Game.Status.PLAYING).exists()
         tables.append(table)
     return tables

@@ -25,8 +25,10 @@ from accounts.models import User
 from accounts.services import WELCOME_GRANT_CHIPS
 from games import fairness
 from games.record import replay
+from play import records
+from play.models import Game
 from tables import services
-from tables.models import Game, Table
+from tables.models import Table
 from tests.integration.live_stack import (
     HTTP_TIMEOUT,
     PASSWORD,
@@ -275,7 +277,7 @@ async def _play(stack: Stack, table_id: int, conns: list[Conn]) -> None:
     assert over["seed"] == game1.seed and over["server_seed"] == game1.server_seed
     assert fairness.commit(over["server_seed"], context) == commitment
     assert fairness.derive(over["server_seed"], context, over["client_seeds"]) == over["seed"]
-    assert replay(await db(services.game_record)(game1))["result"] == game1.result
+    assert replay(await db(records.game_record)(game1))["result"] == game1.result
     await asyncio.to_thread(
         stack.worker.wait_for_log, r"sweep_deadlines\[[-0-9a-f]+\] succeeded in \S+: 1\b", 10
     )

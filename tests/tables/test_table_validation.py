@@ -6,8 +6,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from play.closing import table_close
+from play.errors import SeatError
+from play.seating import seat_take
 from tables.models import Seat, Table
-from tables.services import SeatError, seat_take, table_close, table_create
+from tables.services import table_create
 from tables.variants import VARIANTS
 
 pytestmark = pytest.mark.django_db

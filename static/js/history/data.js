@@ -1,4 +1,4 @@
-// The replay's data (tables/history.py game_replay_data), fetched once for the page's
+// The replay's data (history/views.py game_replay_data), fetched once for the page's
 // modules: the steps as this player saw them, and the draws for «Проверить».
 
 let loading = null;

@@ -1,0 +1,25 @@
+from typing import Any
+
+from django.conf import settings
+from django.urls import path
+
+from lobby.consumers import LobbyConsumer
+from play.consumers import TableConsumer
+
+
+def bench_patterns() -> list[Any]:
+    """The live benchmark's echo baseline (benchmarks/echo.py), mounted only when the
+    settings ask for it — the benchmark's own settings (benchmarks/live_settings.py) do;
+    production's never do."""
+    if not getattr(settings, "BENCH_ECHO", False):
+        return []
+    from benchmarks.echo import EchoConsumer
+
+    return [path("ws/bench/echo/<int:group>/", EchoConsumer.as_asgi())]
+
+
+websocket_urlpatterns = [
+    path("ws/lobby/", LobbyConsumer.as_asgi()),
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
+    *bench_patterns(),
+]

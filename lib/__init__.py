@@ -1,0 +1,1 @@
+"""Plumbing the apps share, below every app: nothing here knows a model or a page."""

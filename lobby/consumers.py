@@ -1,0 +1,163 @@
+"""The lobby socket: the open tables on connect and whatever changes them after, and
+`open_table` (docs/protocol.md §14). Thin, as every consumer: one service per message."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from lobby.broadcast import LOBBY_GROUP
+from lobby.forms import LobbyFilterForm
+from lobby.selectors import lobby_listing
+from lobby.services import table_open_with
+from play import broadcast
+from play.errors import PlayError
+from play.sockets import (
+    CLOSE_SESSION_ENDED,
+    CLOSE_UNAUTHENTICATED,
+    CountedAndSignedIn,
+    DispatchesOnTheLoop,
+    GuardedInput,
+    SendsUntilGone,
+    database,
+    echo,
+    error_frame,
+    session_ended_message,
+    socket_language,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class LobbyConsumer(  # type: ignore[misc]
+    DispatchesOnTheLoop,
+    SendsUntilGone,
+    GuardedInput,
+    CountedAndSignedIn,
+    AsyncJsonWebsocketConsumer,
+):
+    """The open tables, sent on connect and again whenever one changes."""
+
+    async def connect(self) -> None:
+        broadcast.bind_loop()
+        user = self.scope.get("user")
+        await self.accept()
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        if not await self._count_in():
+            return
+        self.groups_joined = [LOBBY_GROUP, str(self._remember_session())]
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.send_json({"type": "lobby", **await self._listing()})
+
+    async def disconnect(self, code: int) -> None:
+        await self._count_out()
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _end_for_session(self, answering: dict[str, str] | None = None) -> None:
+        await self.send_json(
+            error_frame("session_ended", session_ended_message(), **(answering or {}))
+        )
+        await self.close(code=CLOSE_SESSION_ENDED)
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        await self.send_json(message)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        with translation.override(socket_language(self.scope)):
+            content = await self._read(text_data, bytes_data)
+            if content is None:
+                return
+            # Every lobby message may open a table: only while the session stands.
+            if not await self._session_current():
+                await self._end_for_session(echo(content))
+                return
+            await self.receive_json(content)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if content.get("type") != "open_table":
+            await self.send_json(
+                error_frame(
+                    "unknown_type",
+                    _("Сообщение лобби одно: open_table (docs/protocol.md)."),
+                    **echo(content),
+                )
+            )
+            return
+        if not isinstance(content.get("private", False), bool):
+            await self.send_json(
+                error_frame(
+                    "bad_message",
+                    _("Поле %(name)r неверного типа.") % {"name": "private"},
+                    **echo(content),
+                )
+            )
+            return
+        with translation.override(socket_language(self.scope)):
+            fields = {
+                k: v for k, v in content.items() if k not in ("type", "id", "variant", "private")
+            }
+            try:
+                table = await database(table_open_with)(
+                    by=self.scope["user"],
+                    variant=str(content.get("variant", "")),
+                    private=bool(content.get("private", False)),
+                    fields=fields,
+                )
+            except PlayError as error:
+                await self.send_json(error_frame(error.code, error.message, **echo(content)))
+                return
+        await self.send_json(
+            {
+                "type": "table_opened",
+                "table": table.pk,
+                "invite": table.invite_code or None,
+                **echo(content),
+            }
+        )
+
+    async def lobby_diff(self, event: dict[str, Any]) -> None:
+        """Changed tables (lobby.broadcast.lobby_changed): each as its own message, in
+        this connection's language — not the whole list again — then the batch's
+        `lobby_counts` (docs/protocol.md §14)."""
+        tables = event["tables"]
+        rows = tables.get(socket_language(self.scope)) or tables.get(settings.LANGUAGE_CODE) or []
+        added = set(event["added"])
+        hosts = event.get("hosts") or {}
+        user_id = getattr(self.scope.get("user"), "pk", None)
+        for row in rows:
+            kind = "table_added" if row["id"] in added else "table_changed"
+            message: dict[str, Any] = {"type": kind, "table": row}
+            if user_id is not None and hosts.get(str(row["id"])) == user_id:
+                # Only to the one who opened it: their «Ваши столы» (lobby.json's `me`)
+                # has a new table, without every other client asking lobby.json.
+                message["yours"] = True
+            await self.send_json(message)
+        for table_id in event["removed"]:
+            await self.send_json({"type": "table_removed", "table": table_id})
+        if "counts" in event:  # (a diff from a web process of the release before has none)
+            await self.send_json(
+                {
+                    "type": "lobby_counts",
+                    "counts": event["counts"],
+                    "counts_total": event["counts_total"],
+                }
+            )
+
+    @database  # type: ignore[misc]
+    def _listing(self) -> dict[str, Any]:
+        """The first message's page of tables, under the filters of the socket's query
+        string (as lobby.json takes them)."""
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        filters = LobbyFilterForm({k: v[0] for k, v in query.items()}).filters()
+        with translation.override(socket_language(self.scope)):  # as lobby_diff sends it
+            return lobby_listing(**filters)

@@ -1,0 +1,158 @@
+"""Opening tables from the lobby: by hand (the lobby's form, its socket's
+`open_table`) and in one click (`table_one_click`), with the limits a public lobby needs
+(how many a player has open at once, how many they open per hour)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from accounts.throttling import ThrottleHit, throttle_hit, throttle_release
+from play.errors import PlayError, SeatError
+from play.seating import ai_seat_add, seat_take
+from tables.models import Table
+from tables.services import table_create
+
+
+def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
+    """A signed-in player opens a table from the lobby and becomes its host: the one way
+    a player opens a table by hand (the lobby's form, its socket's `open_table`), so that
+    the limits of `_may_open` hold for both. (The one-click tables: `table_one_click`.)"""
+    return table_open_with(by=by, variant=variant, private=private, fields=fields)
+
+
+# The fields of a table its opener may set (docs/protocol.md §14, `open_table`).
+TABLE_OPEN_FIELDS = frozenset(
+    {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
+    | {"decision_seconds", "reconnect_grace_seconds", "match_length"}
+)
+
+
+def table_open_with(
+    *, by: Any, variant: str, private: bool = False, fields: Mapping[str, Any]
+) -> Table:
+    """`table_open` with the table's fields as one mapping, as a socket message gives
+    them: any key of it is a field, refused unless it is one (a key named like an
+    argument here — `by`, `one_click` — cannot reach it)."""
+    _require_signed_in(by)
+    unknown = sorted(set(fields) - TABLE_OPEN_FIELDS)
+    if unknown:
+        raise PlayError("bad_message", _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)})
+    # Raw JSON reaches the model here (no form converts it): a string where a number goes
+    # would break Table.clean's comparisons instead of being refused.
+    wrong = sorted(
+        k for k, v in fields.items() if k != "name" and v is not None and type(v) is not int
+    )
+    if wrong:
+        raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
+    values = {"name": _default_name(by), **fields}
+    with transaction.atomic():
+        counted = _may_open(by)
+        try:
+            return table_create(created_by=by, variant=variant, private=private, **values)
+        except ValidationError as error:
+            _give_back(counted)
+            text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
+            raise PlayError("bad_table", text) from error
+        except BaseException:
+            _give_back(counted)
+            raise
+
+
+def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> Table:
+    """The lobby's «Играть»: the player's own private table of `variant` (with AI seats of
+    `ai_levels`), the player seated. The one they have, if it is open — seated again if
+    they had stood up — or else a new one: one per player and variant, so they never pile
+    up, and they are left out of the open-at-once limit (the hourly rate still counts a
+    new one). Made whole or not at all, under a lock of the player's row: two clicks at
+    once make one table."""
+    _require_signed_in(by)
+    with transaction.atomic():
+        _lock_player(by)
+        mine = (
+            Table.objects.filter(
+                variant=variant, status=Table.Status.OPEN, created_by=by, one_click=True
+            )
+            .order_by("-pk")
+            .first()
+        )
+        if mine is not None:
+            if not mine.seats.filter(player=by).exists():
+                # If they cannot sit, the table page says why (it is theirs to watch).
+                with contextlib.suppress(PlayError, SeatError):
+                    seat_take(table=mine, player=by)
+            return mine
+        counted = _may_open(by, open_at_once=False)
+        try:
+            table = table_create(
+                created_by=by,
+                variant=variant,
+                private=True,
+                one_click=True,
+                name=_default_name(by),
+            )
+            seat_take(table=table, player=by)
+            for level in ai_levels:
+                ai_seat_add(table=table, by=by, level=level)
+        except BaseException:
+            _give_back(counted)  # nothing of it stays: the transaction rolls back
+            raise
+        return table
+
+
+def _require_signed_in(by: Any) -> None:
+    if not getattr(by, "is_authenticated", False):
+        raise PlayError("not_signed_in", _("Откройте стол, войдя в свой аккаунт."))
+
+
+def _default_name(by: Any) -> str:
+    return _("Стол %(user)s") % {"user": by.username}
+
+
+def _lock_player(by: Any) -> None:
+    """Lock the player's row for the transaction: their opens wait for each other."""
+    get_user_model().objects.select_for_update().filter(pk=by.pk).first()
+
+
+def _give_back(counted: ThrottleHit | None) -> None:
+    if counted is not None:  # a table that was not made is not an opening
+        throttle_release(counted)
+
+
+def _may_open(by: Any, *, open_at_once: bool = True) -> ThrottleHit | None:
+    """Refuse a player a new table beyond their limits (staff have none): at most
+    TABLES_OPEN_PER_USER of theirs open at once, at most TABLE_OPENS_PER_HOUR opened in a
+    clock hour. Returns the rate's counted attempt (None for staff).
+
+    The open tables are counted under a lock of the player's row: two opens at once (two
+    tabs, a script) would otherwise both count the same tables and both pass the limit.
+    One player opening 2,000 tables made the lobby slow and heavy for everyone."""
+    if by.is_staff or by.is_superuser:
+        return None
+    limit = settings.TABLES_OPEN_PER_USER
+    if open_at_once:
+        _lock_player(by)  # (a one-click open has locked it already)
+    mine = Table.objects.filter(created_by=by, status=Table.Status.OPEN, one_click=False)
+    if open_at_once and mine.count() >= limit:
+        raise PlayError(
+            "too_many_tables",
+            _("У вас уже открыто столов: %(n)d, больше нельзя. Закройте один из них.")
+            % {"n": limit},
+        )
+    # The rate: the shared cache's atomic counter (accounts.throttling: Redis in
+    # production), so that it holds across web processes.
+    hit = throttle_hit(scope="table-open", subject=str(by.pk), limit=settings.TABLE_OPENS_PER_HOUR)
+    if not hit.allowed:
+        raise PlayError(
+            "rate_limited",
+            _("Слишком много новых столов: не больше %(n)d в час. Попробуйте позже.")
+            % {"n": settings.TABLE_OPENS_PER_HOUR},
+        )
+    return hit

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import get_language
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from lobby import services
+from lobby.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
+from lobby.selectors import empty_listing, join_state, lobby_listing, player_lobby_state
+from play import errors, seating
+from tables.parts import Parts
+from tables.variants import BLACKJACK, SOLO, VARIANTS
+
+# The one-click tables: a private table of its own for the player; blackjack training
+# gets company at these AI levels (games.ai.LEVELS["blackjack"]).
+QUICK_START = (SOLO, BLACKJACK)
+TRAINING_AI_LEVELS = ("medium", "hard")
+
+
+def _variant_specs() -> dict[str, dict[str, Any]]:
+    """The variants' limits and defaults for the open-table form's script."""
+    return {
+        v.key: {
+            "min_seats": v.min_seats,
+            "max_seats": v.max_seats,
+            "default_seats": v.default_seats,
+            "defaults": {
+                **v.stake_defaults,
+                "entry_limit": v.default_entry_limit,
+                "seat_count": v.default_seats,
+                **({"match_length": v.default_match_length} if v.match_lengths else {}),
+            },
+        }
+        for v in VARIANTS.values()
+    }
+
+
+def _page_query(request: HttpRequest, page: int) -> str:
+    """The lobby's query string (its filters) for another page."""
+    query = request.GET.copy()
+    query["page"] = str(page)
+    return query.urlencode()
+
+
+def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int = 200) -> Any:
+    parts = Parts("lobby")  # each part fails alone (tables.parts)
+    filters_form = LobbyFilterForm(request.GET)
+    filters = filters_form.filters()
+    listing = parts.build("tables", lambda: lobby_listing(**filters), empty_listing())
+    tables = listing["tables"]
+    me = parts.build("me", lambda: player_lobby_state(request.user), None)
+    counts = listing["counts"]
+    page = listing["page"]
+    context = {
+        "rows": [(table, join_state(table, me)) for table in tables],
+        "tables": tables,
+        "listing": listing,
+        "filters_form": filters_form,
+        "filters": filters,
+        "previous_query": _page_query(request, page - 1) if page > 1 else "",
+        "next_query": _page_query(request, page + 1) if page < listing["pages"] else "",
+        "me": me,
+        "variants": [(v, counts[v.key]) for v in VARIANTS.values()],
+        "selected_variant": filters["variant"],
+        "form": form or TableOpenForm(user=request.user),
+        "form_open": form is not None,
+        "variant_specs": _variant_specs(),
+        "field_variants": {name: list(keys) for name, keys in FIELD_VARIANTS.items()},
+        "unavailable": parts.failed,
+    }
+    return render(request, "lobby/lobby.html", context, status=status)
+
+
+@require_GET
+def lobby(request: HttpRequest) -> HttpResponse:
+    return _lobby(request)
+
+
+@require_GET
+@never_cache
+def lobby_state(request: HttpRequest) -> JsonResponse:
+    """The lobby as the page's script needs it: a page of the open tables under the query's
+    filters (as the lobby socket sends them) and the viewer's balance, seats and tables
+    (null when not signed in); the parts that failed are named in "unavailable"
+    (tables.parts). docs/protocol.md §14."""
+    filters = LobbyFilterForm(request.GET)
+    if not filters.is_valid():
+        return JsonResponse(
+            {"error": {"code": "bad_filter", "message": filters.error_text()}}, status=400
+        )
+    parts = Parts("lobby.json")
+    listing = parts.build("tables", lambda: lobby_listing(**filters.filters()), empty_listing())
+    me = parts.build("me", lambda: player_lobby_state(request.user), None)
+    return JsonResponse({**listing, "me": me, "unavailable": parts.failed})
+
+
+@login_required
+@require_POST
+def table_new(request: HttpRequest) -> HttpResponse:
+    """The lobby's «Открыть стол»: the table is opened with the service, its opener
+    sits down if they asked to, and lands on the table's page."""
+    form = TableOpenForm(request.POST, user=request.user)
+    if not form.is_valid():
+        return _lobby(request, form, status=400)
+    try:
+        table = services.table_open(
+            by=request.user,
+            variant=form.cleaned_data["variant"],
+            private=form.cleaned_data["private"],
+            **form.table_fields(),
+        )
+    except errors.PlayError as error:
+        form.add_error(None, error.message)
+        return _lobby(request, form, status=400)
+    if form.cleaned_data["sit"]:
+        try:
+            seating.seat_take(table=table, player=request.user)
+        except errors.SeatError as error:
+            messages.error(request, error.messages[0])
+    return redirect("table", table_id=table.pk)
+
+
+@login_required
+@require_POST
+def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
+    """One click to play: a private `solo` table, or a `blackjack` training table with
+    AI seats, opened for the player and with the player seated. A player who already
+    has such a table of theirs goes back to it (sitting down again if they had stood
+    up): one per player and variant, so these tables never pile up."""
+    if variant not in QUICK_START:
+        raise Http404("no one-click table of this variant")
+    levels = TRAINING_AI_LEVELS if variant == BLACKJACK else ()
+    try:
+        table = services.table_one_click(by=request.user, variant=variant, ai_levels=levels)
+    except errors.PlayError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    except errors.SeatError as error:
+        messages.error(request, error.messages[0])
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
+def rules_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "rules/index.html", {"variants": VARIANTS.values()})
+
+
+def rules(request: HttpRequest, variant: str) -> HttpResponse:
+    """A variant's rules in the page's language (long texts: one template per language)."""
+    spec = VARIANTS.get(variant)
+    if spec is None:
+        raise Http404("no such variant")
+    language = (get_language() or "ru").split("-")[0]
+    templates = [f"rules/{variant}.{language}.html", f"rules/{variant}.ru.html"]
+    return render(request, templates, {"variant": spec, "variants": VARIANTS.values()})

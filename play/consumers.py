@@ -1,0 +1,475 @@
+"""The table socket: thin. It authenticates from the session, checks a message's shape,
+calls one service, and sends what it answers (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+from asgiref.sync import sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from accounts import sessions
+from play import broadcast, closing, commands, moves, presence, seating, selectors, viewing
+from play.broadcast import table_group
+from play.errors import PlayError
+from play.models import Game
+from play.records import public_record
+from play.sockets import (
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_FOUND,
+    CLOSE_SESSION_ENDED,
+    CountedAndSignedIn,
+    DispatchesOnTheLoop,
+    GuardedInput,
+    SendsUntilGone,
+    database,
+    echo,
+    error_frame,
+    safe_id,
+    session_ended_message,
+    socket_language,
+)
+from tables.models import Table
+
+logger = logging.getLogger(__name__)
+
+
+class TableConsumer(  # type: ignore[misc]
+    DispatchesOnTheLoop,
+    SendsUntilGone,
+    GuardedInput,
+    CountedAndSignedIn,
+    AsyncWebsocketConsumer,
+):
+    """One live table: anyone may watch; signed-in players sit and play."""
+
+    # Every frame of a table socket carries a version; none is read for a refusal.
+    _REFUSAL_EXTRA = {"version": None}
+
+    async def connect(self) -> None:
+        broadcast.bind_loop()
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.user = self.scope.get("user")
+        self.signed_in = bool(self.user is not None and self.user.is_authenticated)
+        self.language = socket_language(self.scope)
+        self.joined: list[str] = []
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.invite = (query.get("invite") or [""])[0]
+        await self.accept()
+        # Before the database is read: a flood of sockets costs the cache alone.
+        if not await self._count_in():
+            return
+        user_group = self._remember_session()
+        table = await self._table()
+        if table is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        if table.private and not await self._may_watch_private(table):
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        if (query.get("view") or [""])[0] == "spectator":
+            # Watch only (classic's shared screen, on a TV that may be signed in as a
+            # seated player): from here on the connection is an anonymous spectator — the
+            # spectators' frames, no presence, no command. Its session has only let it
+            # watch a private table above.
+            self.signed_in = False
+        # Every change and presence note comes through the table's group
+        # (play.broadcast); `table_frames` picks this connection's frame of a change.
+        self.joined = [table_group(self.table_id), *([user_group] if user_group else [])]
+        for group in self.joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        if self.signed_in:
+            await database(presence.presence_join)(
+                table=table, user=self.user, channel_name=self.channel_name
+            )
+            self.heartbeat = asyncio.ensure_future(self._beat())
+        await self._send_snapshot()
+
+    async def _beat(self) -> None:
+        """Keep this connection's presence fresh: a server that dies leaves connections
+        that stop beating, and the sweep then counts them as drops. A beat is a cache
+        write (presence.presence_touch), made off the consumers' database thread."""
+        while True:
+            await asyncio.sleep(selectors.PRESENCE_HEARTBEAT_SECONDS)
+            try:
+                await sync_to_async(presence.presence_touch, thread_sensitive=False)(
+                    channel_name=self.channel_name
+                )
+            except Exception:
+                # One failed beat (Redis or the database unreachable for a moment) must
+                # not end the heartbeat: the connection would stop being refreshed and,
+                # a minute later, count as dropped while it is open.
+                logger.exception("presence heartbeat of %s failed", self.channel_name)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception:
+            # An exception ended the consumer without disconnect(): the channel layer
+            # lost Redis (every consumer of the process fails at once), or a handler
+            # failed. daphne closes the socket, but the heartbeat would go on refreshing
+            # this connection's presence for as long as the process lives, so the player
+            # would count as connected for ever — no presence frame, no reconnect grace,
+            # never stood up as away. Leave as a closed connection does, as far as the
+            # database allows.
+            with contextlib.suppress(Exception):
+                await self._leave()
+            raise
+
+    async def disconnect(self, code: int) -> None:
+        await self._leave()
+
+    async def _leave(self) -> None:
+        """Forget this connection: once, however the consumer ends."""
+        if getattr(self, "left", False):
+            return
+        self.left = True
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is not None:
+            heartbeat.cancel()
+        await self._count_out()
+        joined: list[str] = getattr(self, "joined", [])
+        try:
+            for group in joined:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        finally:
+            # Even when the groups cannot be left (Redis is down: they are gone with it).
+            if joined and getattr(self, "signed_in", False):
+                table = await self._table()
+                if table is not None:
+                    await database(presence.presence_leave)(
+                        table=table, user=self.user, channel_name=self.channel_name
+                    )
+
+    # --- incoming ------------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        with translation.override(self.language):
+            message = await self._read(text_data, bytes_data)
+            if message is not None:
+                await self._dispatch(message)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "ping":
+            await self._send({"type": "pong", "version": await self._version()})
+            return
+        if kind == "snapshot":
+            await self._send_snapshot()
+            return
+        if kind == "record":
+            await self._send_record(message)
+            return
+        handler = self._COMMANDS.get(kind)
+        if handler is None:
+            await self._send(
+                error_frame(
+                    "unknown_type",
+                    _("Неизвестный тип сообщения %(type)r; см. docs/protocol.md.")
+                    % {"type": kind[:40]},
+                    **echo(message),
+                )
+            )
+            return
+        client_id = message.get("id")
+        if not self.signed_in:
+            await self._send(
+                error_frame("not_signed_in", _("Войдите, чтобы играть."), id=safe_id(client_id))
+            )
+            return
+        if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
+            await self._send(
+                error_frame("bad_message", _('Каждое действие несёт "id": строку до 64 знаков.'))
+            )
+            return
+        problem = _check_arguments(kind, message)
+        if problem:
+            await self._send(error_frame("bad_message", problem, id=client_id))
+            return
+        # An action's version is checked by the move itself (moves.game_act), with
+        # the overdue decision it may meet; any other command's here.
+        move = kind == "action"
+        version = None if move else message.get("version")
+        await self._command(
+            client_id,
+            lambda table: handler(self, table, message),
+            version,
+            locks_its_table=kind in self._LOCK_THEIR_TABLE,
+        )
+
+    async def _command(
+        self,
+        client_id: str,
+        build: Callable[[Table], Any],
+        version: int | None = None,
+        *,
+        locks_its_table: bool = False,
+    ) -> None:
+        def run() -> dict[str, Any]:
+            with translation.override(self.language):
+                # In this trip to the database thread: one query more per command.
+                if not sessions.session_current(session_key=self.session_key, user=self.user):
+                    raise PlayError("session_ended", session_ended_message())
+                # A command that reads its table itself, under the table's lock, is given
+                # the table's id alone, not a read of ours that would be stale by then.
+                table = (
+                    Table(pk=self.table_id)
+                    if locks_its_table
+                    else Table.objects.get(pk=self.table_id)
+                )
+                outcome = commands.command_run(
+                    user=self.user,
+                    table=table,
+                    client_id=client_id,
+                    run=lambda: build(table),
+                    version=version,
+                    plays_overdue=locks_its_table,
+                )
+                if "version" not in outcome:
+                    # The ack's version (as _send would add it), read in this call rather
+                    # than in another trip to the database thread.
+                    outcome = {**outcome, "version": self._version_now()}
+                return outcome
+
+        try:
+            outcome = await database(run)()
+        except PlayError as error:
+            await self._send(error_frame(error.code, error.message, id=client_id))
+            if error.code == "stale_version":
+                await self._send_snapshot()
+            elif error.code == "session_ended":
+                await self.close(code=CLOSE_SESSION_ENDED)
+            return
+        except ValidationError as error:  # SeatError
+            code = getattr(error, "code", None) or "refused"
+            await self._send(error_frame(code, " ".join(error.messages), id=client_id))
+            return
+        except DatabaseError:
+            # The database connection failed mid-command (PostgreSQL restarted, the
+            # backend terminated): the command's transaction rolled back — unless its
+            # commit was what failed — so nothing of it was applied. Raised, this killed
+            # the consumer: the socket closed with no answer to the command. Answer it
+            # instead; a resend with the same id runs it at most once (docs/protocol.md).
+            logger.exception("command %s at table %s failed", client_id, self.table_id)
+            await self._send(
+                error_frame(
+                    "unavailable",
+                    _("Сервер не смог выполнить команду: повторите её с тем же id."),
+                    id=client_id,
+                )
+            )
+            return
+        await self._send({"type": "ack", "id": client_id, **outcome})
+
+    async def _end_for_session(self) -> None:
+        await self._send(error_frame("session_ended", session_ended_message()))
+        await self.close(code=CLOSE_SESSION_ENDED)
+
+    # Each command: (consumer, table, message) -> outcome dict. Run inside command_run.
+    def _sit(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        # The invite in the message, else the one the connection came in with.
+        invite = message.get("invite", self.invite)
+        seat = seating.seat_take(table=table, player=self.user, invite=invite)
+        return {"seat": seat.seat_id}
+
+    def _stand(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seating.seat_leave(table=table, player=self.user)
+        return {}
+
+    def _ready(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seating.seat_ready(table=table, player=self.user, ready=message.get("ready", True))
+        return {}
+
+    def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        # `match_length` is the table's name for it (open_table, the lobby); `rounds`,
+        # the name `start` first took, stays an alias for the clients written against it.
+        length = message.get("match_length", message.get("rounds"))
+        if "rounds" in message and message["rounds"] != length:
+            raise PlayError(
+                "bad_message",
+                _("match_length и rounds — одна длина партии: укажите одно значение."),
+            )
+        game = moves.game_start(table=table, by=self.user, rounds=length)
+        table.refresh_from_db(fields=["pending"])
+        return {"game": game.number if game is not None else table.pending["number"]}
+
+    def _client_seed(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return moves.client_seed_give(table=table, player=self.user, seed=message["seed"])
+
+    def _action(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        action = {k: message[k] for k in ("action", "amount", "position") if k in message}
+        return moves.game_act(
+            table=table, player=self.user, action=action, version=message.get("version")
+        )
+
+    def _pause(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return moves.game_pause(table=table, by=self.user)
+
+    def _resume(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return moves.game_resume(table=table, by=self.user)
+
+    def _remove(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seating.player_remove(table=table, by=self.user, seat_id=message["seat"])
+        return {}
+
+    def _add_ai(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seat = seating.ai_seat_add(table=table, by=self.user, level=message["level"])
+        return {"seat": seat.seat_id}
+
+    def _remove_ai(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        seating.ai_seat_remove(table=table, by=self.user, number=message["number"])
+        return {}
+
+    def _new_game(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return moves.solo_new_game(table=table, player=self.user)
+
+    def _end_session(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return moves.session_end(table=table, player=self.user)
+
+    def _close(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+        return closing.table_close_by_host(table=table, by=self.user)
+
+    # Commands whose service reads the table under its lock before anything else
+    # (moves.game_act, moves.client_seed_give): the two a game's play is made of.
+    # Neither needs command_run's look for an overdue decision: a move plays one itself,
+    # under that lock, and a client seed is given between games, when none can be due.
+    _LOCK_THEIR_TABLE = frozenset({"action", "client_seed"})
+
+    _COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
+        "sit": _sit,
+        "stand": _stand,
+        "ready": _ready,
+        "start": _start,
+        "action": _action,
+        "pause": _pause,
+        "resume": _resume,
+        "remove": _remove,
+        "add_ai": _add_ai,
+        "remove_ai": _remove_ai,
+        "new_game": _new_game,
+        "end_session": _end_session,
+        "close": _close,
+        "client_seed": _client_seed,
+    }
+
+    # --- outgoing ------------------------------------------------------------------------
+
+    async def table_frame(self, event: dict[str, Any]) -> None:
+        """A frame for every connection of the table (a presence note)."""
+        await self._send(event["frame"])
+
+    async def table_frames(self, event: dict[str, Any]) -> None:
+        """A change of the table (play.broadcast): a seated player's connection sends
+        its player's own frame, any other connection — anonymous, a shared screen, a
+        signed-in person not seated — the spectators'. Never another seat's."""
+        own = event["players"].get(str(self.user.pk)) if self.signed_in else None
+        await self._send(own if own is not None else event["spectator"])
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if "version" not in message:  # every server message carries the table's version
+            message = {**message, "version": await self._version()}
+        await self.send(text_data=json.dumps(message, ensure_ascii=False))
+
+    async def _send_snapshot(self) -> None:
+        snapshot = await database(self._snapshot)()
+        if snapshot is not None:
+            await self._send(snapshot)
+
+    def _snapshot(self) -> dict[str, Any] | None:
+        table = Table.objects.filter(pk=self.table_id).first()
+        if table is None:
+            return None
+        return viewing.table_snapshot(table=table, user=self.user if self.signed_in else None)
+
+    async def _send_record(self, message: dict[str, Any]) -> None:
+        number = message.get("game")
+        record = await database(self._record)(number)
+        await self._send({**record, **echo(message)})
+
+    def _record(self, number: Any) -> dict[str, Any]:
+        with translation.override(self.language):
+            # Checked before the query: a string would make the lookup raise and drop the
+            # connection.
+            valid = type(number) is int
+            game = (
+                Game.objects.filter(table_id=self.table_id, number=number).first()
+                if valid
+                else None
+            )
+            if game is None:
+                return error_frame("not_found", _("Такой игры за этим столом нет."))
+            if not self.signed_in or not _played_in(game, self.user):
+                return error_frame("forbidden", _("Запись раздачи видят только её игроки."))
+            return {"type": "record", "game": number, "record": public_record(game)}
+
+    @database  # type: ignore[misc]
+    def _table(self) -> Table | None:
+        return Table.objects.filter(pk=self.table_id).first()
+
+    @database  # type: ignore[misc]
+    def _version(self) -> int | None:
+        return self._version_now()
+
+    def _version_now(self) -> int | None:
+        return Table.objects.filter(pk=self.table_id).values_list("version", flat=True).first()
+
+    @database  # type: ignore[misc]
+    def _may_watch_private(self, table: Table) -> bool:
+        if self.invite and self.invite == table.invite_code:
+            return True
+        if not self.signed_in:
+            return False
+        return bool(
+            self.user.is_staff
+            or table.created_by_id == self.user.pk
+            or table.seats.filter(player=self.user).exists()
+        )
+
+
+def _played_in(game: Game, user: Any) -> bool:
+    return bool(user.is_staff or any(p["user"] == user.pk for p in game.players))
+
+
+# The arguments each command needs, with their JSON types.
+_ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "action": {"action": str},
+    "remove": {"seat": str},
+    "add_ai": {"level": str},
+    "remove_ai": {"number": int},
+    "client_seed": {"seed": str},
+}
+_OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "action": {"amount": int, "position": int},
+    "sit": {"invite": str},
+    "start": {"match_length": int, "rounds": int},
+    "ready": {"ready": bool},
+}
+# Every command may name the table version it was decided on (docs/protocol.md §5.2).
+for _kind in TableConsumer._COMMANDS:
+    _OPTIONAL.setdefault(_kind, {})["version"] = int
+
+
+def _check_arguments(kind: str, message: dict[str, Any]) -> str | None:
+    for name, kind_type in _ARGUMENTS.get(kind, {}).items():
+        value = message.get(name)
+        if not isinstance(value, kind_type) or (isinstance(value, bool) and kind_type is int):
+            return _("Поле %(name)r обязательно (%(type)s).") % {
+                "name": name,
+                "type": kind_type.__name__ if isinstance(kind_type, type) else "",
+            }
+    for name, kind_type in _OPTIONAL.get(kind, {}).items():
+        if name in message:
+            value = message[name]
+            if not isinstance(value, kind_type) or (isinstance(value, bool) and kind_type is int):
+                return _("Поле %(name)r неверного типа.") % {"name": name}
+    return None

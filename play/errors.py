@@ -1,0 +1,23 @@
+"""The two refusals of live play, raised by its services and answered by the sockets
+and pages with the code and message they carry."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+
+
+class SeatError(ValidationError):
+    """A player cannot sit down (or leave) here; the message says why."""
+
+
+class PlayError(Exception):
+    """A live-table request refused: `code` is the protocol's error code (docs/protocol.md)
+    and the message is in the active language, fit to show the player."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}

@@ -1,0 +1,127 @@
+"""What a live table sends to each viewer: the one place that turns a game into frames.
+
+Every frame is built from `games.engine.view(state, seat)` for the viewer's seat (a
+spectator, or a seated player who is not in the game in play, gets `None`), and every
+event list from `games.engine.events_for` for that seat. Nothing else of the state is
+read here, so a hidden card, the stock and an unrevealed seed never reach a frame.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.utils import timezone
+
+from games import engine
+from play.models import Game
+from tables.models import Seat, Table
+
+
+def epoch_ms(moment: datetime.datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) -> dict[str, Any]:
+    online = set(connected)
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "variant": table.variant,
+        "status": table.status,
+        "closing": table.closing,
+        "private": table.private,
+        "seat_count": table.seat_count,
+        "options": table.engine_options(),
+        "entry_limit": table.entry_limit,
+        "decision_seconds": table.decision_seconds,
+        "reconnect_grace_seconds": table.reconnect_grace_seconds,
+        "host": table.created_by.username if table.created_by_id else None,
+        "next_game_at": epoch_ms(table.next_game_at),
+        "pending": pending_info(table),
+        "seats": [
+            {
+                "number": seat.number,
+                "id": seat.seat_id,
+                "name": seat.label,
+                "ai": seat.ai_level or None,
+                "ready": seat.ready,
+                "leaving": seat.leaving,
+                "connected": seat.is_ai or seat.player_id in online,
+                "away_since": epoch_ms(seat.away_since),
+            }
+            for seat in seats
+        ],
+    }
+
+
+def pending_info(table: Table) -> dict[str, Any] | None:
+    """The next game announced: its commitment, published before any client seed can
+    exist, and who has given one (docs/fairness.md). Never the server seed."""
+    pending = table.pending
+    if pending is None:
+        return None
+    return {
+        "game": pending["number"],
+        "commitment": pending["commitment"],
+        "context": {"table": table.pk, "shoe": pending["number"], "variant": table.variant},
+        "seats": list(pending["seats"]),
+        "given": sorted(pending["client_seeds"]),
+        "deal_at": epoch_ms(table.deal_at),
+    }
+
+
+def game_info(game: Game | None, seat: str | None) -> dict[str, Any] | None:
+    """The table's current game (or, between games, the last one) as `seat` may see it.
+    A game that is over shows its seed and its hand record's result."""
+    if game is None:
+        return None
+    over = not game.is_playing
+    view = engine.view(game.state, seat if seat in game.seat_ids else None)
+    if over:  # ended before its record was (a session ended, a game voided): no one acts
+        view.update(turn=None, actions=[])
+    return {
+        "id": game.pk,
+        "number": game.number,
+        "status": game.status,
+        "commitment": game.commitment,
+        "seed": game.seed if over else None,
+        "server_seed": game.server_seed if over else None,
+        "client_seeds": list(game.client_seeds),
+        "result": game.result if over else None,
+        "seats": game.seat_ids,
+        "carry": dict(game.carry),
+        "deadline": epoch_ms(game.deadline),
+        "deadline_seat": game.deadline_seat or None,
+        "paused": game.paused,
+        "paused_remaining_ms": game.paused_remaining_ms,
+        "view": view,
+    }
+
+
+def frame(
+    kind: str,
+    *,
+    table: Table,
+    seats: Sequence[Seat],
+    connected: Iterable[int],
+    game: Game | None,
+    seat: str | None,
+    events: Sequence[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One viewer's `snapshot` or `update` (docs/protocol.md). `events` are those of the
+    transition just made in `game`."""
+    in_game = game is not None and game.is_playing and seat in game.seat_ids
+    message: dict[str, Any] = {
+        "type": kind,
+        "version": table.version,
+        "server_time": epoch_ms(timezone.now()),
+        "table": table_info(table, seats, connected),
+        "you": {"seat": seat, "in_game": in_game},
+        "game": game_info(game, seat),
+    }
+    if events is not None:
+        holder = seat if game is not None and seat in game.seat_ids else None
+        message["events"] = engine.events_for(events, holder)
+    return message

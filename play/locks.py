@@ -1,0 +1,121 @@
+"""The locks and reads every live-play write starts from, in one place.
+
+Every change at a live table follows one path: lock the table row (one writer per table:
+`lock_table`, or `lock_table_with_host` for a command whose frames name the host), apply
+an overdue deadline first (play/clocks.py), check the client's expected version, call
+the rules engine, persist the state, its events and the new version, move chips through
+the one ledger function (play/chips.py), and broadcast per-viewer frames only once the
+transaction has committed (play/viewing.py). Each public service is one transaction,
+named <thing>_<verb>, taking keyword arguments.
+
+`now` is the services' one clock: every module calls it as `locks.now()`, so that a test
+that moves it moves it everywhere."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from play.models import Game
+from tables.models import Seat, Table
+
+
+def now() -> datetime.datetime:
+    return timezone.now()
+
+
+def seconds(value: float) -> datetime.timedelta:
+    return datetime.timedelta(seconds=value)
+
+
+def lock_table(table_id: int) -> Table:
+    """The table's row, locked to the end of the transaction: one writer per table. Every
+    service that changes a table starts here (or with `lock_table_with_host`)."""
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+def lock_table_with_host(table_id: int) -> Table:
+    """The table, locked for the command that reads it (only its own row: the host, whose
+    name goes into every frame (frames.table_info), is read with it, not locked)."""
+    return (
+        Table.objects.select_for_update(of=("self",))
+        .select_related("created_by")
+        .only(*_TABLE_FIELDS, "created_by__username")
+        .get(pk=table_id)
+    )
+
+
+# A user's name is all a table's frames show of its host and its seated players (their
+# seat ids, their labels): the rest of a user row (a password hash, dates, flags) is not
+# read with every move.
+_TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
+
+_SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
+
+
+def lock_table_version(table_id: int) -> int:
+    """Lock the table's row and read its version alone (a command checked against the
+    version it was decided on, before it runs)."""
+    return int(
+        Table.objects.select_for_update()
+        .filter(pk=table_id)
+        .values_list("version", flat=True)
+        .get()
+    )
+
+
+def lock_table_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
+    """The table's row locked, or None if another transaction holds it (the sweep moves on
+    to the next table; `wait`: wait for it instead)."""
+    return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
+
+
+def playing_game(table: Table) -> Game | None:
+    game = Game.objects.select_for_update().filter(table=table, status=Game.Status.PLAYING).first()
+    if game is not None:
+        game.table = table  # read through game.table (chips, records): not fetched again
+    return game
+
+
+def latest_game(table: Table) -> Game | None:
+    game = Game.objects.filter(table=table).order_by("-number").first()
+    if game is not None:
+        game.table = table
+    return game
+
+
+def table_seats(table: Table) -> list[Seat]:
+    """The table's seats by number, with their players: those a move read under the
+    table's lock (`read_seats`), else read now."""
+    known: list[Seat] | None = getattr(table, "_seats_read", None)
+    if known is not None:
+        return known
+    return list(table.seats.select_related("player").order_by("number"))
+
+
+def read_seats(table: Table) -> list[Seat]:
+    """Read the seats of a table just locked, once for every step of the command that
+    follows (its own seat, the next decision's, every frame): seat rows change only under
+    that lock, and a step that changes them keeps the list true (`end_game`) or has it
+    read again (`forget_seats`, `start_next`). Three reads of the same rows were a sixth of a
+    move's queries."""
+    seats = list(
+        table.seats.select_related("player")
+        .only(*_SEAT_FIELDS, "player__username")
+        .order_by("number")
+    )
+    table._seats_read = seats  # type: ignore[attr-defined]
+    return seats
+
+
+def seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:
+    if not entry:
+        return None
+    return next((s for s in table_seats(table) if s.number == entry["number"]), None)
+
+
+def forget_seats(table: Table) -> None:
+    """Seat rows of `table` were written: the next `table_seats` reads them again."""
+    table.__dict__.pop("_seats_read", None)

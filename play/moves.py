@@ -1,0 +1,239 @@
+"""What players and hosts do to a game: start it, give a client seed, act, pause and
+resume it, and a solo player's new game and end of session."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from games import engine
+from games import fairness as fair
+from play import locks
+from play.clocks import apply_due
+from play.errors import PlayError
+from play.lifecycle import deal, end_game, start_next, transition, waiting_for_seeds
+from play.locks import latest_game, lock_table, lock_table_with_host, playing_game, read_seats
+from play.models import Game
+from play.permissions import require_host
+from play.viewing import frames_on_commit
+from tables.models import Table
+from tables.variants import BLACKJACK, SALON, SOLO
+
+
+@transaction.atomic
+def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | None:
+    """The host starts the next game now (players need not be ready); in `classic` the
+    host may pick the match length (5, 7 or 10 rounds) as they start it. Returns the game
+    once dealt, None while its commitment waits for the players' client seeds."""
+    table = lock_table(table.pk)
+    if table.variant == BLACKJACK and table.seats.filter(player=by).exists():
+        pass  # a training table's player starts their own session
+    else:
+        require_host(table, by)
+    if rounds is not None:
+        lengths = table.variant_spec.match_lengths
+        if rounds not in lengths:
+            raise PlayError(
+                "bad_message",
+                _("Длина партии: %(choices)s раздач.")
+                % {"choices": ", ".join(map(str, lengths)) or "—"},
+            )
+        table.match_length = rounds
+        table.save(update_fields=["match_length"])
+    return start_next(table, locks.now())
+
+
+@transaction.atomic
+def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
+    """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
+    every player has given one, the cards are dealt."""
+    table = lock_table_with_host(table.pk)
+    pending = table.pending
+    seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
+    if pending is None:
+        raise PlayError("no_shuffle", _("Сейчас колода не тасуется: ключ не нужен."))
+    if seat is None or seat.seat_id not in pending["seats"]:
+        raise PlayError("not_seated", _("Вы не играете в этой игре."))
+    if not isinstance(seed, str) or not fair.CLIENT_SEED.fullmatch(seed):
+        raise PlayError(
+            "bad_client_seed",
+            _("Ключ — от 1 до 64 знаков: латинские буквы, цифры, «_» и «-»."),
+        )
+    if seat.seat_id in pending["client_seeds"]:
+        raise PlayError("seed_given", _("Ваш ключ для этой игры уже принят."))
+    pending["client_seeds"][seat.seat_id] = seed
+    table.pending = pending
+    table.save(update_fields=["pending"])
+    if not waiting_for_seeds(table):
+        try:
+            with transaction.atomic():
+                deal(table, locks.now())
+            return {"game": pending["number"]}
+        except PlayError:
+            # The players it was announced for are not all here any more: the seed is
+            # kept, and the sweep settles the announcement at deal_at.
+            table.pending = pending
+            table.deal_at = Table.objects.values_list("deal_at", flat=True).get(pk=table.pk)
+    frames_on_commit(table, latest_game(table), [{"type": "client_seed", "seat": seat.seat_id}])
+    return {"game": pending["number"]}
+
+
+# What a client may send with an action, per argument name.
+_ACTION_ARGUMENTS = ("amount", "position", "target")
+
+
+def game_act(
+    *, table: Table, player: Any, action: dict[str, Any], version: int | None
+) -> dict[str, Any]:
+    """A seated player's move. An overdue deadline is played first (in its own
+    transaction, so it stands whatever happens to this move)."""
+    # The move looks for a due deadline under the table's lock, which it waits for
+    # rather than skipping the table as the sweepers do: whoever holds it may not be
+    # about to play the deadline (another player's command, or a sweep whose worker died
+    # mid-transaction and whose lock stays until PostgreSQL notices), and a move that
+    # skipped the check would then be applied past its deadline.
+    now = locks.now()
+    try:
+        return _act(table, player, action, version, now)
+    except _DueMeanwhile:
+        # Nothing of the move was written: play the overdue decision (its own
+        # transaction, so it stands whatever happens to the move), then the move.
+        apply_due(table.pk, now, wait=True)
+        return _act(table, player, action, version, None)
+
+
+def version_expected(now: int, version: int | None) -> None:
+    """A command decided on table version `version` (None: the client named none) is
+    refused once the table has moved on."""
+    if version is not None and version != now:
+        raise PlayError(
+            "stale_version",
+            _("Стол изменился (версия %(now)d, у вас %(yours)d): вот свежее состояние.")
+            % {"now": now, "yours": version},
+        )
+
+
+class _DueMeanwhile(Exception):
+    pass
+
+
+def _act(
+    table: Table,
+    player: Any,
+    action: dict[str, Any],
+    version: int | None,
+    checked_at: datetime.datetime | None,
+) -> dict[str, Any]:
+    with transaction.atomic():
+        table = lock_table_with_host(table.pk)
+        game = playing_game(table)
+        if (
+            checked_at is not None
+            and game is not None
+            and game.deadline is not None
+            and game.deadline <= checked_at
+        ):
+            raise _DueMeanwhile()
+        if game is None:
+            raise PlayError("no_game", _("Сейчас за столом нет игры."))
+        version_expected(table.version, version)
+        seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
+        if seat is None or seat.seat_id not in game.seat_ids:
+            raise PlayError("not_seated", _("Вы не играете в этой игре."))
+        if game.paused:
+            raise PlayError("paused", _("Игра на паузе."))
+        name = action.get("action")
+        if table.variant == SOLO and name == "new_game":
+            return _solo_new_game(table, game)
+        if name == "remove" or name == "timeout" or (name == "cut" and table.variant != SALON):
+            raise PlayError("illegal_action", _("Этот ход нельзя сделать самому."))
+        move = {"seat": seat.seat_id, "action": name}
+        move.update({k: action[k] for k in _ACTION_ARGUMENTS if k in action})
+        transition(table, game, move, locks.now())
+        return {"version": table.version}
+
+
+def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
+    """«Новая игра»: the current game's record ends (its seed is revealed) and a fresh game
+    with a fresh seed begins. Refused while a confirmed bet is in play (rules/solo.md)."""
+    if game.state.get("bet") is not None:
+        raise PlayError("illegal_action", _("Новую игру нельзя начать, пока ставка в игре."))
+    now = locks.now()
+    end_game(table, game, now, status=Game.Status.FINISHED)
+    start_next(table, now)
+    return {"version": table.version}
+
+
+@transaction.atomic
+def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
+    """«Новая игра» at a solo table between games (after a game is over)."""
+    table = lock_table(table.pk)
+    if table.variant != SOLO:  # elsewhere it would end the game in play for everyone
+        raise PlayError("illegal_action", _("«Новая игра» бывает только в игре против банкира."))
+    if not table.seats.filter(player=player).exists():
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
+    game = playing_game(table)
+    if game is not None:
+        if game.paused:
+            raise PlayError("paused", _("Игра на паузе."))
+        return _solo_new_game(table, game)
+    start_next(table, locks.now())
+    return {"version": table.version}
+
+
+@transaction.atomic
+def session_end(*, table: Table, player: Any) -> dict[str, Any]:
+    """Blackjack: the player ends the training session (a round in play counts nothing)."""
+    table = lock_table(table.pk)
+    if table.variant != BLACKJACK:
+        raise PlayError("illegal_action", _("Сессия бывает только в блэкджеке."))
+    game = playing_game(table)  # checked first, as for a move (game_act)
+    if game is None:
+        raise PlayError("no_game", _("Сейчас за столом нет игры."))
+    if not table.seats.filter(player=player).exists():
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
+    end_game(table, game, locks.now(), status=Game.Status.FINISHED)
+    table.next_game_at = None
+    table.save(update_fields=["next_game_at"])
+    frames_on_commit(table, game, [{"type": "session_end"}])
+    return {"version": table.version}
+
+
+@transaction.atomic
+def game_pause(*, table: Table, by: Any) -> dict[str, Any]:
+    """Every clock stops; the running decision's remaining time is kept."""
+    table = lock_table(table.pk)
+    require_host(table, by)
+    game = playing_game(table)
+    if game is None:
+        raise PlayError("no_game", _("Сейчас за столом нет игры."))
+    if game.paused:
+        return {"version": table.version}
+    now = locks.now()
+    left = 0 if game.deadline is None else max(0, (game.deadline - now).total_seconds())
+    game.paused_remaining_ms = int(left * 1000)
+    game.deadline = None
+    game.save(update_fields=["paused_remaining_ms", "deadline"])
+    frames_on_commit(table, game, [{"type": "paused"}])
+    return {"version": table.version}
+
+
+@transaction.atomic
+def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
+    table = lock_table(table.pk)
+    require_host(table, by)
+    game = playing_game(table)
+    if game is None or not game.paused:
+        raise PlayError("not_paused", _("Игра не на паузе."))
+    clockless = not engine.find_variant(game.variant).CLOCK and not game.deadline_seat.startswith(
+        "ai:"
+    )
+    remaining = game.paused_remaining_ms or 0
+    game.paused_remaining_ms = None
+    game.deadline = None if clockless else locks.now() + datetime.timedelta(milliseconds=remaining)
+    game.save(update_fields=["paused_remaining_ms", "deadline"])
+    frames_on_commit(table, game, [{"type": "resumed"}])
+    return {"version": table.version}

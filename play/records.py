@@ -1,0 +1,111 @@
+"""A game's hand record (specs/hand-record.md) as its row holds it: the server's own
+(with the seed) and what a player may download (`public_record`). Built here, where the
+game is stored: the game's result is read from it as the game ends, and the table socket
+hands it out; history/ serves and replays it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games import engine
+from games import fairness as fair
+from games import shoe as shoes
+from play.models import Game
+from tables.variants import SALON
+
+# A one_shoe game's length in the engine: the shoe ends it long before.
+OPEN_ENDED = 1_000_000
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """The game's hand record (specs/hand-record.md), with the seed: for the server's own
+    use until the game is over (`public_record` is what players get)."""
+    state = game.state
+    options = dict(game.options)
+    if options.pop("one_shoe", False):
+        # The engine played this shoe open-ended (`one_shoe`, a live-only option); the
+        # record states the same play with the spec's own length: the deals or rounds
+        # played, and the one in progress if the record ended mid-round.
+        played = len(state["rounds"]) + (0 if state["finished"] else 1)
+        length = next(key for key, value in options.items() if value == OPEN_ENDED)
+        options[length] = max(1, played)
+    chips = game.table.variant_spec.stakes_chips
+    record: dict[str, Any] = {
+        "variant": game.variant,
+        "options": options,
+        "seats": [
+            {"id": p["id"], **({"chips": p["chips"]} if chips else {})} for p in game.players
+        ],
+    }
+    if game.first_banker:
+        record["first_banker"] = game.first_banker
+    record["seed"] = game.seed
+    record["fairness"] = _fairness(game, revealed=True)
+    record["actions"] = list(game.actions)
+    return record
+
+
+def _fairness(game: Game, *, revealed: bool) -> dict[str, Any]:
+    return fair.fairness_object(
+        server_seed=game.server_seed if revealed else None,
+        commitment=game.commitment,
+        context={"table": game.table_id, "shoe": game.number, "variant": game.variant},
+        client_seeds=game.client_seeds,
+    )
+
+
+def _cut_as_order(record: dict[str, Any], *, with_deck: bool) -> dict[str, Any]:
+    """A live `salon` record as specs/hand-record.md has it: the cut is live-only (in a
+    record it is an `illegal_action`), and the record states the shoe in its order after
+    the cut instead — `deck`, with the lot's seat as `first_banker` (required with a
+    deck). The engine played the shoe with the live option `cut` and the cutter's move
+    (`cut`, or the clock's `timeout`); both leave the record, and the shoe's order after
+    the cut is read from the engine's own replay. `with_deck` False (a game in play): no
+    deck, which would show the shoe's cards still to come."""
+    if record["variant"] != SALON or not record["options"].get("cut"):
+        return record
+    with shoes.recording() as log:
+        state, events = engine.new_game(
+            SALON,
+            seats=record["seats"],
+            options=record["options"],
+            first_banker=record.get("first_banker"),
+            seed=record["seed"],
+        )
+        first_banker = next(event["seat"] for event in events if event["type"] == "lot")
+        actions, deck = [], None
+        for action in record["actions"]:
+            before = len(log)
+            state, events = engine.apply(state, action)
+            if not any(event["type"] == "cut" for event in events):
+                actions.append(action)
+                continue
+            # The cut and the deal it lets start are one transition: the shoe after the cut
+            # is what this transition dealt, then what is left of the stock.
+            after_cut = next(i for i in range(before, len(log)) if "cut" in log[i])
+            dealt = [entry["card"] for entry in log[after_cut:] if "card" in entry]
+            deck = dealt + shoes.split_cards(state["shoe"]["cards"])
+    stated: dict[str, Any] = {
+        "variant": record["variant"],
+        "options": {name: value for name, value in record["options"].items() if name != "cut"},
+        "seats": record["seats"],
+        "first_banker": first_banker,
+    }
+    if with_deck and deck is not None:
+        stated["deck"] = deck
+    stated.update(seed=record["seed"], fairness=record["fairness"], actions=actions)
+    return stated
+
+
+def public_record(game: Game) -> dict[str, Any]:
+    """What a player may download: the record with its result once the game is over; the
+    seed stays out while the game is in play."""
+    record = _cut_as_order(game_record(game), with_deck=not game.is_playing)
+    if game.is_playing:
+        record.pop("seed")
+        record["fairness"] = _fairness(game, revealed=False)
+        record["result"] = None
+    else:
+        record["result"] = game.result
+    record["table"] = {"id": game.table_id, "game": game.number, "status": game.status}
+    return record

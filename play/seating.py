@@ -1,0 +1,208 @@
+"""Sitting down, standing up, being ready, AI seats and removing a player. A seat is
+part of live play: taking one can start a game, leaving one during a game is a forfeit."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from accounts.models import Account
+from accounts.services import wallet_for
+from games.ai import LEVELS as AI_LEVELS
+from play import locks
+from play.errors import PlayError, SeatError
+from play.lifecycle import end_game, maybe_autostart, start_next, transition
+from play.locks import latest_game, lock_table, playing_game
+from play.models import Game
+from play.permissions import is_host, require_host, require_host_or_trainee
+from play.viewing import frames_on_commit
+from tables.models import Seat, Table
+from tables.signals import table_changed_on_commit
+from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
+
+# Variants whose AI seats play: only those that stake no account chips (an AI has no
+# wallet, and chips must come from somebody's).
+AI_VARIANTS = {CLASSIC, BLACKJACK}
+
+
+def _free_number(table: Table) -> int:
+    taken = set(table.seats.values_list("number", flat=True))
+    free = [n for n in range(1, table.seat_count + 1) if n not in taken]
+    if not free:
+        raise SeatError(_("Свободных мест нет."), code="table_full")
+    return free[0]
+
+
+@transaction.atomic
+def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
+    """Sit `player` at the lowest free seat of an open table, if their chips allow."""
+    # Lock the table so two players cannot both take its last seat.
+    table = lock_table(table.pk)
+    if not table.is_open:
+        raise SeatError(_("Стол закрыт."), code="table_closed")
+    existing = table.seats.filter(player=player).first()
+    if existing is not None:
+        if existing.leaving:
+            raise SeatError(
+                _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
+                code="leaving",
+            )
+        return existing
+    if table.private and invite != table.invite_code and not is_host(table, player):
+        raise SeatError(_("Это частный стол: нужна ссылка-приглашение."), code="invite_required")
+    spec = table.variant_spec
+    if spec.stakes_chips:
+        # A player's chips are in play at one table at a time, so that what a game counts
+        # as theirs is what their wallet holds. The wallet's row lock (to the commit) makes
+        # two tabs sitting at two tables at once take turns: this table's lock cannot.
+        Account.objects.select_for_update().get(pk=wallet_for(player).pk)
+        elsewhere = (
+            Seat.objects.filter(player=player, table__status=Table.Status.OPEN)
+            .exclude(table=table)
+            .filter(table__variant__in=[k for k in (SALON, BANKER36)])
+            .select_related("table")
+            .first()
+        )
+        if elsewhere is not None:
+            raise SeatError(
+                _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
+                % {"name": elsewhere.table.name},
+                code="seated_elsewhere",
+            )
+    balance = wallet_for(player).balance
+    if balance < table.entry_limit:
+        raise SeatError(
+            _("Чтобы сесть за этот стол, нужно не меньше %(limit)d фишек, у вас %(balance)d.")
+            % {"limit": table.entry_limit, "balance": balance},
+            code="below_entry_limit",
+        )
+    number = _free_number(table)
+    try:
+        with transaction.atomic():
+            seat = Seat.objects.create(table=table, number=number, player=player)
+    except IntegrityError as exc:  # pragma: no cover - the table lock prevents it
+        raise SeatError(_("Место уже занято."), code="seat_taken") from exc
+    seat.player = player
+    frames_on_commit(table, latest_game(table), [{"type": "sat_down", "seat": seat.seat_id}])
+    table_changed_on_commit(table)
+    if table.variant == SOLO:  # one player, no one to wait for
+        start_next(table, locks.now())
+    else:
+        maybe_autostart(table, locks.now())
+    return seat
+
+
+@transaction.atomic
+def seat_leave(*, table: Table, player: Any) -> bool:
+    """Stand up. Between games the seat is freed at once; during a game the player's
+    decisions are played by the clock at once (a forfeit: stand, or sit the duel out) and
+    the seat is freed when the game ends — `classic` removes the player from the match and
+    `solo` ends its game, as their rules say."""
+    table = lock_table(table.pk)
+    seat = table.seats.filter(player=player).select_related("player").first()
+    if seat is None:
+        return False
+    _forfeit(table, seat, locks.now())
+    table_changed_on_commit(table)
+    return True
+
+
+def _forfeit(table: Table, seat: Seat, now: datetime.datetime) -> None:
+    game = playing_game(table)
+    sid = seat.seat_id
+    if game is None or sid not in game.seat_ids:
+        seat.delete()
+        frames_on_commit(table, latest_game(table), [{"type": "stood_up", "seat": sid}])
+        return
+    if table.variant == SOLO:
+        seat.delete()
+        end_game(table, game, now, status=Game.Status.FINISHED)
+        frames_on_commit(table, game, [{"type": "stood_up", "seat": sid}])
+        return
+    if table.variant == CLASSIC and sid in game.state["players"]:
+        seat.delete()
+        transition(table, game, {"action": "remove", "target": sid}, now)
+        return
+    seat.leaving = True
+    seat.save(update_fields=["leaving"])
+    if game.deadline_seat == sid:
+        # The forfeit is played at once — at resume, if the game is paused (its clock
+        # then holds no time left), not after the decision time it had left.
+        if game.paused:
+            game.paused_remaining_ms = 0
+            game.save(update_fields=["paused_remaining_ms"])
+        else:
+            game.deadline = now
+            game.save(update_fields=["deadline"])
+    frames_on_commit(table, game, [{"type": "leaving", "seat": sid}])
+
+
+@transaction.atomic
+def seat_ready(*, table: Table, player: Any, ready: bool = True) -> Seat:
+    table = lock_table(table.pk)
+    seat = table.seats.filter(player=player).first()
+    if seat is None:
+        raise PlayError("not_seated", _("Сначала сядьте за стол."))
+    seat.ready = ready
+    seat.save(update_fields=["ready"])
+    frames_on_commit(
+        table, latest_game(table), [{"type": "ready", "seat": seat.seat_id, "ready": ready}]
+    )
+    if ready:
+        maybe_autostart(table, locks.now())
+    return seat
+
+
+@transaction.atomic
+def ai_seat_add(*, table: Table, by: Any, level: str) -> Seat:
+    table = lock_table(table.pk)
+    require_host_or_trainee(table, by)
+    if table.variant not in AI_VARIANTS:
+        raise PlayError(
+            "no_ai_here",
+            _("ИИ играет только на очки и учебные единицы: в классике и блэкджеке."),
+        )
+    if level not in AI_LEVELS[table.variant]:
+        raise PlayError(
+            "bad_level",
+            _("Уровни ИИ: %(levels)s.") % {"levels": ", ".join(AI_LEVELS[table.variant])},
+        )
+    if not table.is_open:
+        raise PlayError("table_closed", _("Стол закрыт."))
+    try:
+        number = _free_number(table)
+    except SeatError as error:
+        raise PlayError("table_full", error.messages[0]) from error
+    seat = Seat.objects.create(table=table, number=number, ai_level=level, ready=True)
+    frames_on_commit(
+        table, latest_game(table), [{"type": "sat_down", "seat": seat.seat_id, "ai": level}]
+    )
+    table_changed_on_commit(table)
+    return seat
+
+
+@transaction.atomic
+def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
+    table = lock_table(table.pk)
+    require_host_or_trainee(table, by)
+    seat = table.seats.filter(number=number, player__isnull=True).first()
+    if seat is None:
+        raise PlayError("not_found", _("За этим местом нет ИИ."))
+    _forfeit(table, seat, locks.now())
+    table_changed_on_commit(table)
+
+
+@transaction.atomic
+def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
+    """The host (or an admin) removes a player: in `classic` the rules' removal, elsewhere
+    the same forfeit as standing up."""
+    table = lock_table(table.pk)
+    require_host(table, by)
+    seat = next((s for s in table.seats.select_related("player") if s.seat_id == seat_id), None)
+    if seat is None:
+        raise PlayError("not_found", _("За столом нет игрока %(seat)s.") % {"seat": seat_id})
+    _forfeit(table, seat, locks.now())
+    table_changed_on_commit(table)

@@ -1,0 +1,19 @@
+"""What live play announces to the rest of the platform.
+
+Live play (play/lifecycle.py) sends these and imports none of their subscribers: the
+decision reviews (`insights.tasks`, connected in `insights.apps.InsightsConfig.ready`)
+listen, and whatever else must follow a game subscribes here the same way, without live
+play knowing of it.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+game_ended = Signal()
+"""A game ended (finished or voided), with ``game_id``; the sender is `play.models.Game`.
+
+Sent after the transaction that ended it commits (never for a rolled-back end), with
+`Signal.send_robust`: a subscriber that fails is logged and does not stop the others,
+nor the move that ended the game.
+"""

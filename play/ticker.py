@@ -1,0 +1,107 @@
+"""The embedded stand-in for Celery beat: a thread that sweeps turn deadlines every
+settings.DEADLINE_SWEEP_SECONDS (a quarter second).
+
+It calls the same service as the beat task (play/tasks.py), so a table
+behaves the same with or without a broker. It is started by the ASGI application on its
+first connection (or on ASGI lifespan startup, for servers that send it), and only when
+settings.DEADLINE_TICKER is on (the default without REDIS_URL), so tests, management
+commands and Celery processes, which never serve a connection, never start it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+
+def _sweep_once() -> int:
+    from play.sweep import deadlines_sweep
+
+    return deadlines_sweep(now=timezone.now())
+
+
+class DeadlineTicker:
+    """Calls `sweep` every `interval` seconds in a daemon thread until stopped."""
+
+    def __init__(self, *, interval: float = 1.0, sweep: Callable[[], int] = _sweep_once):
+        self.interval = interval
+        self.sweep = sweep
+        self.ticks = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deadline-ticker", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.sweep()
+            except Exception:
+                # One failed sweep must not stop the clock for every table.
+                logger.exception("deadline sweep failed")
+            finally:
+                close_old_connections()
+            self.ticks += 1
+
+
+_ticker: DeadlineTicker | None = None
+_ticker_lock = threading.Lock()
+
+
+def ensure_ticker_started() -> DeadlineTicker | None:
+    """Start the process-wide ticker once, if this process should run one."""
+    global _ticker
+    if not settings.DEADLINE_TICKER:
+        return None
+    with _ticker_lock:
+        if _ticker is None or not _ticker.is_alive():
+            _ticker = DeadlineTicker(interval=settings.DEADLINE_SWEEP_SECONDS)
+            _ticker.start()
+            logger.info("embedded deadline ticker started (no REDIS_URL: no Celery beat)")
+        return _ticker
+
+
+class StartTickerMiddleware:
+    """ASGI wrapper that starts the ticker with the server's first connection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._started = False
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if not self._started:
+            self._started = True
+            ensure_ticker_started()
+        await self.app(scope, receive, send)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self._started = True
+                ensure_ticker_started()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if _ticker is not None:
+                    _ticker.stop()
+                await send({"type": "lifespan.shutdown.complete"})
+                return

@@ -1,0 +1,55 @@
+"""What each viewer of a table is sent after a change: their own frame (docs/protocol.md),
+built once the change has committed and broadcast to the table's group."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from play import broadcast, locks
+from play.frames import frame
+from play.locks import latest_game, table_seats
+from play.models import Game
+from play.selectors import connected_users
+from tables.models import Table
+
+
+def frames_on_commit(table: Table, game: Game | None, events: list[dict[str, Any]]) -> None:
+    """A new table version: save it and, once committed, send each viewer its frame."""
+    table.version += 1
+    table.save(update_fields=["version", "next_game_at"])
+    common = _viewing(table, game)
+    players = {
+        s.player_id: frame("update", seat=s.seat_id, events=events, **common)
+        for s in common["seats"]
+        if s.player_id is not None
+    }
+    spectator = frame("update", seat=None, events=events, **common)
+    table_id = table.pk
+    transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
+
+
+def _viewing(
+    table: Table, game: Game | None = None, *, connected: set[int] | None = None
+) -> dict[str, Any]:
+    """What every frame of the table is built from: its seats, who is connected, and the
+    game shown — the one in play or, between games, the last (the latest number)."""
+    return {
+        "table": table,
+        "seats": table_seats(table),
+        "connected": connected if connected is not None else connected_users(table, locks.now()),
+        "game": game if game is not None else latest_game(table),
+    }
+
+
+def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
+    """The full picture for one connection (on connect, on a gap, after a refusal)."""
+    common = _viewing(table)
+    user_id = getattr(user, "pk", None)
+    # An anonymous viewer (no pk) must not match an AI seat, whose player is None too.
+    seat_id = next(
+        (s.seat_id for s in common["seats"] if user_id is not None and s.player_id == user_id),
+        None,
+    )
+    return frame("snapshot", seat=seat_id, **common)

@@ -1,0 +1,80 @@
+"""What one move costs the database, as a consumer runs it (command_run → game_act): a
+budget of queries, so that a change which adds reads to every move under load is seen
+here and not first in make bench-live."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from accounts.sessions import session_current
+from games import engine
+from play import commands, moves, presence, seating, sweep
+from tables import services
+from tables.models import Table
+from tests.play.live_helpers import playing, random_move, user_of
+
+# The consumer's look at the session (accounts.sessions.session_current), BEGIN, the
+# table locked, the game, the seats, the event, the game and the table saved, who is
+# connected, the command stored, COMMIT — and the look for a resent id and the move's
+# savepoint.
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 14
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "variant, options", [("banker36", {"stake": 10, "entry_limit": 100}), ("blackjack", {})]
+)
+def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
+    make_user, settings, variant, options
+):
+    settings.GAME_INTERLUDE_SECONDS = 0
+    users = {u.pk: u for u in (make_user(f"p{i}") for i in range(4))}
+    session_keys = {}
+    for user in users.values():
+        browser = Client()
+        browser.force_login(user)
+        session_keys[user.pk] = browser.session.session_key
+    table = services.table_create(variant=variant, name="B", **options)
+    for user in users.values():
+        seating.seat_take(table=table, player=user)
+        presence.presence_join(table=table, user=user, channel_name=f"tab-{user.pk}")
+    moves.game_start(table=table, by=make_user("host", is_staff=True))
+    rng = random.Random(3)
+    budgets = []
+    for step in range(40):  # games of random cards: until enough moves without chips
+        if len(budgets) >= 4:
+            break
+        game = playing(table)
+        if game is None:  # the game is over: the next one (no interlude, no seeds)
+            sweep.deadlines_sweep(now=timezone.now())
+            game = playing(table)
+            assert game is not None
+        user = user_of(game, engine.legal_actions(game.state)["seat"], users)
+        move = random_move(game, rng)
+        by_id = Table(pk=table.pk)  # as the consumer passes a move its table
+
+        def act(by_id=by_id, user=user, move=move):
+            return moves.game_act(table=by_id, player=user, action=move, version=None)
+
+        with CaptureQueriesContext(connection) as queries:
+            # As the consumer runs a command: its session checked first, in the same trip.
+            assert session_current(session_key=session_keys[user.pk], user=user)
+            outcome = commands.command_run(
+                user=user, table=by_id, client_id=f"move-{step}", run=act, plays_overdue=True
+            )
+        assert "version" in outcome
+        everything = [q["sql"] for q in queries.captured_queries]
+        # The command's own (what follows its commit is the broadcast's).
+        sql = everything[: everything.index("COMMIT") + 1]
+        reads = [q for q in sql if q.startswith("SELECT")]
+        assert sum('FROM "tables_seat"' in q for q in reads) == 1, sql
+        assert sum('FROM "tables_table"' in q for q in reads) == 1, sql  # the locked read
+        if not any("accounts_ledgerentry" in q for q in sql):
+            budgets.append(len(sql))
+    assert budgets and max(budgets) <= QUERIES_PER_MOVE_WITHOUT_CHIPS, budgets
