@@ -313,6 +313,10 @@ function apply(message, events) {
   if (coach) coach.frame(frame, events, message.type === "snapshot");
   renderActions();
   renderControls();
+  if (decisionArrived) {
+    decisionArrived = false;
+    revealDecision();
+  }
   for (const event of events) {
     const text = describe(event);
     log(text);
@@ -458,6 +462,49 @@ function renderSeats() {
   fill(ui.seats, items);
 }
 
+// --- one screen per decision (phones) ---------------------------------------------------------
+
+// On a phone the dock (whose turn, the clock, the actions) sticks to the bottom of the screen
+// (static/css/table.css); its height is the page's scroll padding, so that what is brought
+// into view stops above it.
+const PHONE = window.matchMedia("(max-width: 899px) and (orientation: portrait)");
+const dock = document.querySelector(".action-dock");
+let decisionArrived = false;
+if (dock && "ResizeObserver" in window) {
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--dock-height", `${dock.offsetHeight}px`);
+  }).observe(dock);
+}
+
+// What a decision depends on, as the variant modules mark it: the player's own hand, the
+// dealer's or banker's cards, and the bank and the stake.
+const DECISION_PARTS =
+  ".mine, .dealer, .bj-dealer, .banker-hand, .bank-head, .hand.banker, .solo-panel, .solo-banker, .solo-player";
+
+/** When a decision comes, the felt is brought on screen above the dock — all of it where it
+ * fits, else the parts the decision depends on, else the player's own hand — so that the
+ * cards that matter are in view with the actions, without the player scrolling. */
+function revealDecision() {
+  if (!PHONE.matches) return;
+  const room = window.innerHeight - (dock ? dock.offsetHeight : 0);
+  const boxes = [...ui.area.querySelectorAll(DECISION_PARTS)].map((part) => part.getBoundingClientRect());
+  const own = ui.area.querySelector(".mine");
+  const candidates = [ui.area.getBoundingClientRect()];
+  if (boxes.length) candidates.push(span(boxes));
+  if (own) candidates.push(own.getBoundingClientRect());
+  const focus = candidates.find((box) => box.height <= room) || candidates[candidates.length - 1];
+  let delta = 0;
+  if (focus.bottom > room) delta = focus.bottom - room;
+  if (focus.top - delta < 0) delta = focus.top;
+  if (delta) window.scrollBy({ top: delta, behavior: "instant" });
+}
+
+function span(boxes) {
+  const top = Math.min(...boxes.map((box) => box.top));
+  const bottom = Math.max(...boxes.map((box) => box.bottom));
+  return { top, bottom, height: bottom - top };
+}
+
 function renderTurn(before) {
   const game = frame.game;
   const turn = playing() && game.view ? game.view.turn : null;
@@ -466,7 +513,10 @@ function renderTurn(before) {
     ui.turn.textContent = t("Ваш ход");
     const wasMine =
       before && before.game && before.game.status === "playing" && before.game.view && before.game.view.turn === me();
-    if (!wasMine) say(t("Ваш ход"));
+    if (!wasMine) {
+      say(t("Ваш ход"));
+      decisionArrived = true;
+    }
   } else if (turn) {
     ui.turn.textContent = fmt(t("Ходит %(name)s"), { name: seatName(turn, frame.table) });
   } else if (game && game.status !== "playing") {
