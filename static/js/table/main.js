@@ -464,10 +464,9 @@ function renderSeats() {
 
 // --- one screen per decision (phones) ---------------------------------------------------------
 
-// On a phone the dock (whose turn, the clock, the actions) sticks to the bottom of the screen
+// The dock (whose turn, the clock, the actions) sticks to the bottom of the screen
 // (static/css/table.css); its height is the page's scroll padding, so that what is brought
 // into view stops above it.
-const PHONE = window.matchMedia("(max-width: 899px) and (orientation: portrait)");
 const dock = document.querySelector(".action-dock");
 let decisionArrived = false;
 if (dock && "ResizeObserver" in window) {
@@ -485,7 +484,6 @@ const DECISION_PARTS =
  * fits, else the parts the decision depends on, else the player's own hand — so that the
  * cards that matter are in view with the actions, without the player scrolling. */
 function revealDecision() {
-  if (!PHONE.matches) return;
   const room = window.innerHeight - (dock ? dock.offsetHeight : 0);
   const boxes = [...ui.area.querySelectorAll(DECISION_PARTS)].map((part) => part.getBoundingClientRect());
   const own = ui.area.querySelector(".mine");
