@@ -322,6 +322,7 @@ function apply(message, events) {
     log(text);
     if (ANNOUNCED.has(event.type)) say(text);
   }
+  if (chipsMoved(message, events)) balanceSoon();
   renderFairness();
   refreshBusy();
   flushSay();
@@ -460,6 +461,30 @@ function renderSeats() {
     items.push(h("li", { class: "seat free" }, fmt(t("свободно мест: %(n)s"), { n: free })));
   }
   fill(ui.seats, items);
+}
+
+// --- the header's chip balance, kept true while chips move ------------------------------------
+
+// The variants whose games stake the players' own chips (docs/protocol.md §12), and the events
+// after which a seated player's wallet may have changed: a bank opened or collected, a bet
+// taken into the game's escrow, a deal or duel settled, a game over, voided or its table closed.
+const CHIP_VARIANTS = new Set(["salon", "banker36"]);
+const CHIP_EVENTS = new Set([
+  "bank_open", "bank", "bank_broken", "collect", "bet", "settle", "hand_end", "finished",
+  "game_voided", "table_closed",
+]);
+let balanceTimer = 0;
+
+function chipsMoved(message, events) {
+  if (!CHIP_VARIANTS.has(config.variant) || !me()) return false;
+  // A snapshot (a first picture, a reload, a reconnect) may follow moves the page missed.
+  return message.type === "snapshot" || events.some((event) => CHIP_EVENTS.has(event.type));
+}
+
+/** The header's balance is fetched again (static/js/site.js), once for a burst of changes. */
+function balanceSoon() {
+  clearTimeout(balanceTimer);
+  balanceTimer = setTimeout(() => document.dispatchEvent(new CustomEvent("chips:balance")), 250);
 }
 
 // --- one screen per decision (phones) ---------------------------------------------------------
