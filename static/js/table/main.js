@@ -264,15 +264,28 @@ function flushSay() {
   }, 50);
 }
 
-function log(text) {
+/** One line of «Ход игры», newest first: `at` is when it happened (now, by default), and
+ * `version` the game's engine version after the transition it tells of, when it tells of one
+ * (a line rebuilt from a snapshot's history carries the same). */
+function log(text, { at = now(), version = null } = {}) {
   if (!text) return;
-  const stamp = new Date(now()).toLocaleTimeString(config.language || undefined, {
+  const stamp = new Date(at).toLocaleTimeString(config.language || undefined, {
     hour: "2-digit",
     minute: "2-digit",
     second: "2-digit",
   });
-  ui.log.prepend(h("li", {}, h("span", { class: "log-time" }, stamp), " ", text));
+  const dataset = version === null ? {} : { version: String(version) };
+  ui.log.prepend(h("li", { dataset }, h("span", { class: "log-time" }, stamp), " ", text));
   while (ui.log.children.length > LOG_LINES) ui.log.lastElementChild.remove();
+}
+
+/** A page's first picture (a load, a reload) rebuilds the log from the shown game's history
+ * (docs/protocol.md §6.1), so that a reload loses none of the game's lines. */
+function rebuildLog(history) {
+  ui.log.replaceChildren();
+  for (const entry of history) {
+    for (const event of entry.events) log(describe(event), { at: entry.at, version: entry.version });
+  }
 }
 
 function describe(event) {
@@ -317,10 +330,16 @@ function apply(message, events) {
     decisionArrived = false;
     revealDecision();
   }
+  // An update that moved the game on tells of that transition (its lines are the game's).
+  const version = gameVersion(frame);
+  const transition = version !== null && version !== gameVersion(before) ? version : null;
   for (const event of events) {
     const text = describe(event);
-    log(text);
+    log(text, { version: transition });
     if (ANNOUNCED.has(event.type)) say(text);
+  }
+  if (!before && message.type === "snapshot" && Array.isArray(message.history)) {
+    rebuildLog(message.history);
   }
   if (chipsMoved(message, events)) balanceSoon();
   renderFairness();
@@ -328,6 +347,11 @@ function apply(message, events) {
   flushSay();
   sendClientSeed();
   sitOnArrival();
+}
+
+function gameVersion(shown) {
+  const game = shown && shown.game;
+  return game && game.view && typeof game.view.version === "number" ? game.view.version : null;
 }
 
 /** The page's own account of the table, as data attributes (tests read them). */
