@@ -7,10 +7,11 @@ from typing import Any
 
 from django.db import transaction
 
+from games import engine
 from play import broadcast, locks
-from play.frames import frame
+from play.frames import epoch_ms, frame
 from play.locks import latest_game, table_seats
-from play.models import Game
+from play.models import Game, GameEvent
 from play.selectors import connected_users
 from tables.models import Table
 
@@ -52,4 +53,33 @@ def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
         (s.seat_id for s in common["seats"] if user_id is not None and s.player_id == user_id),
         None,
     )
-    return frame("snapshot", seat=seat_id, **common)
+    message = frame("snapshot", seat=seat_id, **common)
+    message["history"] = game_history(common["game"], seat_id)
+    return message
+
+
+# How many of the shown game's latest transitions a snapshot carries (docs/protocol.md §6.1).
+HISTORY_TRANSITIONS = 60
+
+
+def game_history(game: Game | None, seat: str | None) -> list[dict[str, Any]]:
+    """The shown game's latest transitions, oldest first, each with its engine version, its
+    time and its events as `seat` may see them (`engine.events_for`, as in an update): what
+    a page rebuilds its log («Ход игры») from after a reload."""
+    if game is None:
+        return []
+    holder = seat if seat in game.seat_ids else None
+    rows = (
+        GameEvent.objects.filter(game=game)
+        .order_by("-version")
+        .values_list("version", "created_at", "action", "events")[:HISTORY_TRANSITIONS]
+    )
+    history = []
+    for version, at, action, events in reversed(list(rows)):
+        if action is None:  # the deal: its update began with the game's announcement
+            start = {"type": "game_start", "game": game.number, "commitment": game.commitment}
+            events = [start, *events]
+        history.append(
+            {"version": version, "at": epoch_ms(at), "events": engine.events_for(events, holder)}
+        )
+    return history

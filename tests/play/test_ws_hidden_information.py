@@ -216,7 +216,7 @@ class HiddenCheck:
 
     def check_frame(self, name: str, message: dict[str, Any], where: str) -> None:
         info = message["game"]
-        rest = {k: v for k, v in message.items() if k not in ("game", "events")}
+        rest = {k: v for k, v in message.items() if k not in ("game", "events", "history")}
         assert card_tokens(rest) == [], where
         if info is None:
             assert card_tokens(message.get("events", [])) == [], where
@@ -247,16 +247,13 @@ class HiddenCheck:
         self.frames += 1
 
         # The events: another seat's private card never; every card shown is one the
-        # viewer may see after this transition, or one settled in it.
+        # viewer may see after this transition, or one settled in it. A snapshot's history
+        # (docs/protocol.md §6.1) is held to the same, transition by transition.
         if message.get("events"):
-            before = self.state_at(game, view["version"] - 1) if view["version"] else None
-            settled = state["rounds"][len(before["rounds"]) :] if before else state["rounds"]
-            may = allowed + round_cards(settled)
-            for event in message["events"]:
-                cards = Counter(card_tokens(event))
-                if "to" in event and event["to"] != seat:
-                    assert not cards, f"{where}: {event}"
-                assert not cards - may, f"{where}: {event} shows {dict(cards - may)}"
+            self.check_events(game, seat, view["version"], message["events"], where)
+        for entry in message.get("history", []):
+            assert entry["version"] <= view["version"], where
+            self.check_events(game, seat, entry["version"], entry["events"], f"{where} history")
 
         # The result, once over, holds the settled rounds and nothing more.
         if over:
@@ -271,6 +268,19 @@ class HiddenCheck:
             for holder, status in circle["status"].items():
                 if status == "sat_out":
                     self.sat_out.add((game.pk, holder, tuple(circle["hands"][holder])))
+
+    def check_events(
+        self, game: Game, seat: str | None, version: int, events: list[Any], where: str
+    ) -> None:
+        state = self.state_at(game, version)
+        before = self.state_at(game, version - 1) if version else None
+        settled = state["rounds"][len(before["rounds"]) :] if before else state["rounds"]
+        may = entitled(state, seat) + round_cards(settled)
+        for event in events:
+            cards = Counter(card_tokens(event))
+            if "to" in event and event["to"] != seat:
+                assert not cards, f"{where}: {event}"
+            assert not cards - may, f"{where}: {event} shows {dict(cards - may)}"
 
     def assert_covered(self, viewers: list[str], kinds: list[str]) -> None:
         for viewer in viewers:

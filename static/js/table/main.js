@@ -264,15 +264,28 @@ function flushSay() {
   }, 50);
 }
 
-function log(text) {
+/** One line of «Ход игры», newest first: `at` is when it happened (now, by default), and
+ * `version` the game's engine version after the transition it tells of, when it tells of one
+ * (a line rebuilt from a snapshot's history carries the same). */
+function log(text, { at = now(), version = null } = {}) {
   if (!text) return;
-  const stamp = new Date(now()).toLocaleTimeString(config.language || undefined, {
+  const stamp = new Date(at).toLocaleTimeString(config.language || undefined, {
     hour: "2-digit",
     minute: "2-digit",
     second: "2-digit",
   });
-  ui.log.prepend(h("li", {}, h("span", { class: "log-time" }, stamp), " ", text));
+  const dataset = version === null ? {} : { version: String(version) };
+  ui.log.prepend(h("li", { dataset }, h("span", { class: "log-time" }, stamp), " ", text));
   while (ui.log.children.length > LOG_LINES) ui.log.lastElementChild.remove();
+}
+
+/** A page's first picture (a load, a reload) rebuilds the log from the shown game's history
+ * (docs/protocol.md §6.1), so that a reload loses none of the game's lines. */
+function rebuildLog(history) {
+  ui.log.replaceChildren();
+  for (const entry of history) {
+    for (const event of entry.events) log(describe(event), { at: entry.at, version: entry.version });
+  }
 }
 
 function describe(event) {
@@ -313,16 +326,32 @@ function apply(message, events) {
   if (coach) coach.frame(frame, events, message.type === "snapshot");
   renderActions();
   renderControls();
+  if (decisionArrived) {
+    decisionArrived = false;
+    revealDecision();
+  }
+  // An update that moved the game on tells of that transition (its lines are the game's).
+  const version = gameVersion(frame);
+  const transition = version !== null && version !== gameVersion(before) ? version : null;
   for (const event of events) {
     const text = describe(event);
-    log(text);
+    log(text, { version: transition });
     if (ANNOUNCED.has(event.type)) say(text);
   }
+  if (!before && message.type === "snapshot" && Array.isArray(message.history)) {
+    rebuildLog(message.history);
+  }
+  if (chipsMoved(message, events)) balanceSoon();
   renderFairness();
   refreshBusy();
   flushSay();
   sendClientSeed();
   sitOnArrival();
+}
+
+function gameVersion(shown) {
+  const game = shown && shown.game;
+  return game && game.view && typeof game.view.version === "number" ? game.view.version : null;
 }
 
 /** The page's own account of the table, as data attributes (tests read them). */
@@ -458,6 +487,71 @@ function renderSeats() {
   fill(ui.seats, items);
 }
 
+// --- the header's chip balance, kept true while chips move ------------------------------------
+
+// The variants whose games stake the players' own chips (docs/protocol.md §12), and the events
+// after which a seated player's wallet may have changed: a bank opened or collected, a bet
+// taken into the game's escrow, a deal or duel settled, a game over, voided or its table closed.
+const CHIP_VARIANTS = new Set(["salon", "banker36"]);
+const CHIP_EVENTS = new Set([
+  "bank_open", "bank", "bank_broken", "collect", "bet", "settle", "hand_end", "finished",
+  "game_voided", "table_closed",
+]);
+let balanceTimer = 0;
+
+function chipsMoved(message, events) {
+  if (!CHIP_VARIANTS.has(config.variant) || !me()) return false;
+  // A snapshot (a first picture, a reload, a reconnect) may follow moves the page missed.
+  return message.type === "snapshot" || events.some((event) => CHIP_EVENTS.has(event.type));
+}
+
+/** The header's balance is fetched again (static/js/site.js), once for a burst of changes. */
+function balanceSoon() {
+  clearTimeout(balanceTimer);
+  balanceTimer = setTimeout(() => document.dispatchEvent(new CustomEvent("chips:balance")), 250);
+}
+
+// --- one screen per decision (phones) ---------------------------------------------------------
+
+// The dock (whose turn, the clock, the actions) sticks to the bottom of the screen
+// (static/css/table.css); its height is the page's scroll padding, so that what is brought
+// into view stops above it.
+const dock = document.querySelector(".action-dock");
+let decisionArrived = false;
+if (dock && "ResizeObserver" in window) {
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--dock-height", `${dock.offsetHeight}px`);
+  }).observe(dock);
+}
+
+// What a decision depends on, as the variant modules mark it: the player's own hand, the
+// dealer's or banker's cards, and the bank and the stake.
+const DECISION_PARTS =
+  ".mine, .dealer, .bj-dealer, .banker-hand, .bank-head, .hand.banker, .solo-panel, .solo-banker, .solo-player";
+
+/** When a decision comes, the felt is brought on screen above the dock — all of it where it
+ * fits, else the parts the decision depends on, else the player's own hand — so that the
+ * cards that matter are in view with the actions, without the player scrolling. */
+function revealDecision() {
+  const room = window.innerHeight - (dock ? dock.offsetHeight : 0);
+  const boxes = [...ui.area.querySelectorAll(DECISION_PARTS)].map((part) => part.getBoundingClientRect());
+  const own = ui.area.querySelector(".mine");
+  const candidates = [ui.area.getBoundingClientRect()];
+  if (boxes.length) candidates.push(span(boxes));
+  if (own) candidates.push(own.getBoundingClientRect());
+  const focus = candidates.find((box) => box.height <= room) || candidates[candidates.length - 1];
+  let delta = 0;
+  if (focus.bottom > room) delta = focus.bottom - room;
+  if (focus.top - delta < 0) delta = focus.top;
+  if (delta) window.scrollBy({ top: delta, behavior: "instant" });
+}
+
+function span(boxes) {
+  const top = Math.min(...boxes.map((box) => box.top));
+  const bottom = Math.max(...boxes.map((box) => box.bottom));
+  return { top, bottom, height: bottom - top };
+}
+
 function renderTurn(before) {
   const game = frame.game;
   const turn = playing() && game.view ? game.view.turn : null;
@@ -466,7 +560,10 @@ function renderTurn(before) {
     ui.turn.textContent = t("Ваш ход");
     const wasMine =
       before && before.game && before.game.status === "playing" && before.game.view && before.game.view.turn === me();
-    if (!wasMine) say(t("Ваш ход"));
+    if (!wasMine) {
+      say(t("Ваш ход"));
+      decisionArrived = true;
+    }
   } else if (turn) {
     ui.turn.textContent = fmt(t("Ходит %(name)s"), { name: seatName(turn, frame.table) });
   } else if (game && game.status !== "playing") {
