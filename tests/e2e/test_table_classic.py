@@ -257,6 +257,11 @@ def test_the_host_runs_a_match_and_a_decision_runs_out_on_the_clock(pages: dict[
     assert game.paused_remaining_ms is None and game.deadline is not None
 
     # The host removes the guest: fewer than two players end the match, without a winner.
+    # The list offers the other players, never the host themself.
+    offered = panel.locator("#classic-remove-seat option").evaluate_all(
+        "os => os.map(o => o.value)"
+    )
+    assert offered == [GUEST], offered
     panel.get_by_label("Игрок").select_option(GUEST)
     panel.get_by_role("button", name="Удалить игрока").click()
     wait_attr(host, "gameStatus", "finished")

@@ -282,8 +282,9 @@ function updateHostPanel(panel, state, ctx) {
     if (phase === "playing") panel.root.open = false;
     panel.phase = phase;
   }
-  // Who can be removed: the players still in the match while it is played, else every seat.
-  const removable = playing ? game.view.players || [] : seats.map((s) => s.id);
+  // Who can be removed: the players still in the match while it is played, else every seat;
+  // never the host themself (standing up is theirs: «Встать из-за стола»).
+  const removable = (playing ? game.view.players || [] : seats.map((s) => s.id)).filter((id) => id !== ctx.me);
   const key = removable.join("|") + seats.map((s) => s.name).join("|");
   if (key !== panel.seatKey) {
     const chosen = panel.seatSelect.value;
