@@ -30,7 +30,7 @@ from play.locks import forget_seats, latest_game, playing_game, seat_row, second
 from play.models import Game, GameEvent
 from play.records import OPEN_ENDED, game_record
 from play.signals import game_ended
-from play.viewing import frames_on_commit
+from play.viewing import frames_on_commit, game_start_event
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
 from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
@@ -204,8 +204,7 @@ def deal(table: Table, now: datetime.datetime) -> Game:
     table.next_game_at = None
     table.save(update_fields=["pending", "deal_at", "next_game_at"])
     _after(table, game, now)
-    announce = [{"type": "game_start", "game": number, "commitment": game.commitment}]
-    frames_on_commit(table, game, announce + events)
+    frames_on_commit(table, game, [game_start_event(game), *events])
     table_changed_on_commit(table)
     return game
 

@@ -58,6 +58,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         ),
         # The coach (static/js/table/coach.js): offered to a signed-in player at the two
         # training games only; it stays hidden until the player is seated.
+        # Whether the game stakes the players' own chips (the header's balance follows them).
+        "chips": table.variant_spec.stakes_chips,
         "coach_url": (
             reverse("coach_state", args=[table.pk])
             if signed_in and table.variant_spec.coached

@@ -58,6 +58,11 @@ def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
     return message
 
 
+def game_start_event(game: Game) -> dict[str, Any]:
+    """The announcement a game's deal begins with, in its update and in its history."""
+    return {"type": "game_start", "game": game.number, "commitment": game.commitment}
+
+
 # How many of the shown game's latest transitions a snapshot carries (docs/protocol.md §6.1).
 HISTORY_TRANSITIONS = 60
 
@@ -77,8 +82,7 @@ def game_history(game: Game | None, seat: str | None) -> list[dict[str, Any]]:
     history = []
     for version, at, action, events in reversed(list(rows)):
         if action is None:  # the deal: its update began with the game's announcement
-            start = {"type": "game_start", "game": game.number, "commitment": game.commitment}
-            events = [start, *events]
+            events = [game_start_event(game), *events]
         history.append(
             {"version": version, "at": epoch_ms(at), "events": engine.events_for(events, holder)}
         )

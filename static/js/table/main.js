@@ -489,10 +489,10 @@ function renderSeats() {
 
 // --- the header's chip balance, kept true while chips move ------------------------------------
 
-// The variants whose games stake the players' own chips (docs/protocol.md §12), and the events
-// after which a seated player's wallet may have changed: a bank opened or collected, a bet
-// taken into the game's escrow, a deal or duel settled, a game over, voided or its table closed.
-const CHIP_VARIANTS = new Set(["salon", "banker36"]);
+// The events after which a seated player's wallet may have changed, at a table whose game
+// stakes their own chips (`config.chips`, from the variant registry): a bank opened or
+// collected, a bet taken into the game's escrow, a deal or duel settled, a game over, voided
+// or its table closed.
 const CHIP_EVENTS = new Set([
   "bank_open", "bank", "bank_broken", "collect", "bet", "settle", "hand_end", "finished",
   "game_voided", "table_closed",
@@ -500,7 +500,7 @@ const CHIP_EVENTS = new Set([
 let balanceTimer = 0;
 
 function chipsMoved(message, events) {
-  if (!CHIP_VARIANTS.has(config.variant) || !me()) return false;
+  if (!config.chips || !me()) return false;
   // A snapshot (a first picture, a reload, a reconnect) may follow moves the page missed.
   return message.type === "snapshot" || events.some((event) => CHIP_EVENTS.has(event.type));
 }
