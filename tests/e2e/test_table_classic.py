@@ -152,8 +152,10 @@ def test_the_host_runs_a_match_and_a_decision_runs_out_on_the_clock(pages: dict[
     game = Game.objects.get(table=table, number=1)
     assert game.options["rounds"] == 7
     host.locator(".classic-round").wait_for(timeout=TIMEOUT_MS)
-    # (Round 1, or 2 when the dealer's natural settled round 1 at once.)
-    assert re.fullmatch(r"Раздача [12] из 7", host.locator(".classic-round h3").inner_text())
+    # (Round 1, or a later one when the dealer's natural settled the first rounds at once:
+    # the shuffle is random, so two or three naturals in a row do happen.)
+    shown_round = re.fullmatch(r"Раздача ([1-7]) из 7", host.locator(".classic-round h3").inner_text())
+    assert shown_round is not None
     # My own two cards are drawn; the other player's are backs, never codes.
     host.wait_for_function(
         "() => document.querySelectorAll('.classic-round li.mine svg.card[data-card]').length >= 2",
