@@ -154,8 +154,8 @@ def test_the_host_runs_a_match_and_a_decision_runs_out_on_the_clock(pages: dict[
     host.locator(".classic-round").wait_for(timeout=TIMEOUT_MS)
     # (Round 1, or a later one when the dealer's natural settled the first rounds at once:
     # the shuffle is random, so two or three naturals in a row do happen.)
-    shown_round = re.fullmatch(r"Раздача ([1-7]) из 7", host.locator(".classic-round h3").inner_text())
-    assert shown_round is not None
+    round_title = host.locator(".classic-round h3").inner_text()
+    assert re.fullmatch(r"Раздача [1-7] из 7", round_title), round_title
     # My own two cards are drawn; the other player's are backs, never codes.
     host.wait_for_function(
         "() => document.querySelectorAll('.classic-round li.mine svg.card[data-card]').length >= 2",
