@@ -9,6 +9,7 @@ import * as cards from "../cards.js";
 import { createCoach } from "./coach.js";
 import { randomToken, TableSocket } from "./connection.js";
 import { clockText, fill, fmt, h, t } from "./dom.js";
+import { mountZoom } from "./zoom.js";
 import {
   ANNOUNCED,
   DEFAULT_SHORTCUTS,
@@ -990,6 +991,7 @@ function sitOnArrival() {
 // --- start ------------------------------------------------------------------------------------
 
 async function start() {
+  mountZoom();
   try {
     variant = await import(config.module);
   } catch (error) {
