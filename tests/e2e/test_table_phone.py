@@ -1,5 +1,5 @@
 """The table page at the moment of a decision, on portrait phones and on a desktop: for
-every variant at 360x640, 390x844 and 1280x800, the signed-in player's decision is on
+every variant at 360x640, 390x844, landscape 844x390 and 1280x800, the signed-in player's decision is on
 screen as the page first shows it — the page is never scrolled by the test.
 
 At that moment:
@@ -58,7 +58,7 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 VARIANTS = ("classic", "salon", "solo", "banker36", "blackjack")
-SCREENS = ((360, 640), (390, 844), (1280, 800))
+SCREENS = ((360, 640), (390, 844), (844, 390), (1280, 800))
 
 # Sub-pixel layout: a box may end a fraction of a pixel past an edge without a pixel of it
 # being cut off.
@@ -402,6 +402,17 @@ def players(
     leave_table(table.pk, *(p.context for p in opened))
 
 
+# The first own card's width, the gap of its row and the width of that row's container.
+FIVE_CARDS = """(selector) => {
+  const card = document.querySelector(selector);
+  if (!card) return null;
+  const row = card.closest(".cards") || card.parentElement;
+  const style = getComputedStyle(row);
+  const inner = row.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return { card: card.getBoundingClientRect().width, gap: parseFloat(style.columnGap) || 0, row: inner };
+}"""
+
+
 CASES = [(variant, size) for variant in VARIANTS for size in SCREENS]
 
 
@@ -442,5 +453,13 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
         f" document {seen['documentSize'][0]}x{seen['documentSize'][1]}; screenshot {shot}):\n  "
         + "\n  ".join(problems)
     )
+    if width == 360:
+        # At 100 % zoom five cards of the player's hand fit one row of its container.
+        fit = page.evaluate(FIVE_CARDS, OWN_CARDS[variant])
+        assert fit, f"{where}: no own card to measure ({OWN_CARDS[variant]})"
+        assert 5 * fit["card"] + 4 * fit["gap"] <= fit["row"] + EDGE_SLACK, (
+            f"{where}: five cards of {fit['card']:.1f} px with gaps of {fit['gap']:.1f} px"
+            f" do not fit the hand's row of {fit['row']:.1f} px"
+        )
     for each in opened:
         each.console.assert_clean(f"({where}, {each.name})")
