@@ -1,5 +1,5 @@
-"""The table page at the moment of a decision, on portrait phones and on a desktop: for
-every variant at 360x640, 390x844, landscape 844x390 and 1280x800, the signed-in player's decision is on
+"""The table page at the moment of a decision, on phones and on a desktop: for every variant
+at 360x640, 390x844, landscape 844x390 and 1280x800, the signed-in player's decision is on
 screen as the page first shows it — the page is never scrolled by the test.
 
 At that moment:
@@ -409,7 +409,8 @@ FIVE_CARDS = """(selector) => {
   const row = card.closest(".cards") || card.parentElement;
   const style = getComputedStyle(row);
   const inner = row.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  return { card: card.getBoundingClientRect().width, gap: parseFloat(style.columnGap) || 0, row: inner };
+  const gap = parseFloat(style.columnGap) || 0;
+  return { card: card.getBoundingClientRect().width, gap, row: inner };
 }"""
 
 
