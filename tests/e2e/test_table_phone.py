@@ -402,15 +402,23 @@ def players(
     leave_table(table.pk, *(p.context for p in opened))
 
 
-# The first own card's width, the gap of its row and the width of that row's container.
+# The first own card's width, the gap of its row, and the widest that row may grow to: the
+# felt's content width less every padding and border between it and the row (a hand's box
+# shrinks to its cards, so its own width says nothing about a fifth card).
 FIVE_CARDS = """(selector) => {
   const card = document.querySelector(selector);
   if (!card) return null;
   const row = card.closest(".cards") || card.parentElement;
-  const style = getComputedStyle(row);
-  const inner = row.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  const gap = parseFloat(style.columnGap) || 0;
-  return { card: card.getBoundingClientRect().width, gap, row: inner };
+  const area = document.getElementById("game-area");
+  const side = (el) => {
+    const s = getComputedStyle(el);
+    return ["paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth"]
+      .reduce((sum, key) => sum + (parseFloat(s[key]) || 0), 0);
+  };
+  let room = area.getBoundingClientRect().width;
+  for (let el = row; el && el !== area.parentElement; el = el.parentElement) room -= side(el);
+  const gap = parseFloat(getComputedStyle(row).columnGap) || 0;
+  return { card: card.getBoundingClientRect().width, gap, row: room };
 }"""
 
 
