@@ -1,6 +1,8 @@
 """The table page at the moment of a decision, on phones and on a desktop: for every variant
-at 360x640, 390x844, landscape 844x390 and 1280x800, the signed-in player's decision is on
-screen as the page first shows it — the page is never scrolled by the test.
+at 360x640, 390x844, landscape 844x390 and 740x360, and 1280x800, the signed-in player's
+decision is on screen as the page first shows it — the page is never scrolled by the test.
+(On landscape phones the dock with the actions and the clock stands in the side column,
+beside the felt: static/js/table/landscape.js.)
 
 At that moment:
 
@@ -58,7 +60,7 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 VARIANTS = ("classic", "salon", "solo", "banker36", "blackjack")
-SCREENS = ((360, 640), (390, 844), (844, 390), (1280, 800))
+SCREENS = ((360, 640), (390, 844), (844, 390), (740, 360), (1280, 800))
 
 # Sub-pixel layout: a box may end a fraction of a pixel past an edge without a pixel of it
 # being cut off.
