@@ -424,6 +424,25 @@ FIVE_CARDS = """(selector) => {
 }"""
 
 
+# The card zoom (static/js/table/zoom.js), pressed through the DOM and read in one go: the
+# first own card's width at 100 %, after «+» (110 %) and after «−» (100 % again); and whether
+# the control sits inside the felt. The scroll position is put back as it was, in case the
+# browser's scroll anchoring moved it while the cards grew.
+ZOOMED = """(selector) => {
+  const width = () => document.querySelector(selector).getBoundingClientRect().width;
+  const y = window.scrollY;
+  const zoom = document.getElementById("table-zoom");
+  const widths = [width()];
+  zoom.querySelector('[data-key="zoom-in"]').click();
+  widths.push(width());
+  zoom.querySelector('[data-key="zoom-out"]').click();
+  widths.push(width());
+  window.scrollTo(window.scrollX, y);
+  return { widths, onFelt: Boolean(zoom.closest("#game-area")),
+           zoom: document.getElementById("table-page").dataset.zoom };
+}"""
+
+
 CASES = [(variant, size) for variant in VARIANTS for size in SCREENS]
 
 
@@ -453,6 +472,15 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
     # What the page must show for the check to mean anything: a setup problem, not layout.
     assert seen["buttons"], f"{where}: {player.name}'s decision shows no action button"
     assert seen["own"], f"{where}: {player.name}'s own cards are not drawn ({OWN_CARDS[variant]})"
+
+    # The card zoom acts on the player's own hand in every variant, from outside the felt.
+    zoomed = page.evaluate(ZOOMED, OWN_CARDS[variant])
+    at_100, at_110, back = zoomed["widths"]
+    assert not zoomed["onFelt"], f"{where}: the card zoom sits on the felt"
+    assert at_110 == pytest.approx(at_100 * 1.1, rel=0.02), (
+        f"{where}: «+» on the card zoom made the own card {at_110:.1f} px from {at_100:.1f} px"
+    )
+    assert back == pytest.approx(at_100, rel=0.01) and zoomed["zoom"] == "100", zoomed
 
     problems = off_screen(seen, width, height)
     pressed = press_where_it_is(player, table, seen, (width, height))
