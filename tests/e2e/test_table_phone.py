@@ -1,6 +1,8 @@
-"""The table page at the moment of a decision, on portrait phones and on a desktop: for
-every variant at 360x640, 390x844 and 1280x800, the signed-in player's decision is on
-screen as the page first shows it — the page is never scrolled by the test.
+"""The table page at the moment of a decision, on phones and on a desktop: for every variant
+at 360x640, 390x844, landscape 844x390 and 740x360, and 1280x800, the signed-in player's
+decision is on screen as the page first shows it — the page is never scrolled by the test.
+(On landscape phones the dock with the actions and the clock stands in the side column,
+beside the felt: static/js/table/landscape.js.)
 
 At that moment:
 
@@ -58,7 +60,7 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 VARIANTS = ("classic", "salon", "solo", "banker36", "blackjack")
-SCREENS = ((360, 640), (390, 844), (1280, 800))
+SCREENS = ((360, 640), (390, 844), (844, 390), (740, 360), (1280, 800))
 
 # Sub-pixel layout: a box may end a fraction of a pixel past an edge without a pixel of it
 # being cut off.
@@ -402,6 +404,45 @@ def players(
     leave_table(table.pk, *(p.context for p in opened))
 
 
+# The first own card's width, the gap of its row, and the widest that row may grow to: the
+# felt's content width less every padding and border between it and the row (a hand's box
+# shrinks to its cards, so its own width says nothing about a fifth card).
+FIVE_CARDS = """(selector) => {
+  const card = document.querySelector(selector);
+  if (!card) return null;
+  const row = card.closest(".cards") || card.parentElement;
+  const area = document.getElementById("game-area");
+  const side = (el) => {
+    const s = getComputedStyle(el);
+    return ["paddingLeft", "paddingRight", "borderLeftWidth", "borderRightWidth"]
+      .reduce((sum, key) => sum + (parseFloat(s[key]) || 0), 0);
+  };
+  let room = area.getBoundingClientRect().width;
+  for (let el = row; el && el !== area.parentElement; el = el.parentElement) room -= side(el);
+  const gap = parseFloat(getComputedStyle(row).columnGap) || 0;
+  return { card: card.getBoundingClientRect().width, gap, row: room };
+}"""
+
+
+# The card zoom (static/js/table/zoom.js), pressed through the DOM and read in one go: the
+# first own card's width at 100 %, after «+» (110 %) and after «−» (100 % again); and whether
+# the control sits inside the felt. The scroll position is put back as it was, in case the
+# browser's scroll anchoring moved it while the cards grew.
+ZOOMED = """(selector) => {
+  const width = () => document.querySelector(selector).getBoundingClientRect().width;
+  const y = window.scrollY;
+  const zoom = document.getElementById("table-zoom");
+  const widths = [width()];
+  zoom.querySelector('[data-key="zoom-in"]').click();
+  widths.push(width());
+  zoom.querySelector('[data-key="zoom-out"]').click();
+  widths.push(width());
+  window.scrollTo(window.scrollX, y);
+  return { widths, onFelt: Boolean(zoom.closest("#game-area")),
+           zoom: document.getElementById("table-page").dataset.zoom };
+}"""
+
+
 CASES = [(variant, size) for variant in VARIANTS for size in SCREENS]
 
 
@@ -432,6 +473,15 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
     assert seen["buttons"], f"{where}: {player.name}'s decision shows no action button"
     assert seen["own"], f"{where}: {player.name}'s own cards are not drawn ({OWN_CARDS[variant]})"
 
+    # The card zoom acts on the player's own hand in every variant, from outside the felt.
+    zoomed = page.evaluate(ZOOMED, OWN_CARDS[variant])
+    at_100, at_110, back = zoomed["widths"]
+    assert not zoomed["onFelt"], f"{where}: the card zoom sits on the felt"
+    assert at_110 == pytest.approx(at_100 * 1.1, rel=0.02), (
+        f"{where}: «+» on the card zoom made the own card {at_110:.1f} px from {at_100:.1f} px"
+    )
+    assert back == pytest.approx(at_100, rel=0.01) and zoomed["zoom"] == "100", zoomed
+
     problems = off_screen(seen, width, height)
     pressed = press_where_it_is(player, table, seen, (width, height))
     if pressed:
@@ -442,5 +492,13 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
         f" document {seen['documentSize'][0]}x{seen['documentSize'][1]}; screenshot {shot}):\n  "
         + "\n  ".join(problems)
     )
+    if width == 360:
+        # At 100 % zoom five cards of the player's hand fit one row of its container.
+        fit = page.evaluate(FIVE_CARDS, OWN_CARDS[variant])
+        assert fit, f"{where}: no own card to measure ({OWN_CARDS[variant]})"
+        assert 5 * fit["card"] + 4 * fit["gap"] <= fit["row"] + EDGE_SLACK, (
+            f"{where}: five cards of {fit['card']:.1f} px with gaps of {fit['gap']:.1f} px"
+            f" do not fit the hand's row of {fit['row']:.1f} px"
+        )
     for each in opened:
         each.console.assert_clean(f"({where}, {each.name})")

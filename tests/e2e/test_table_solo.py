@@ -191,27 +191,29 @@ def test_a_new_player_plays_a_solo_round_keeps_the_bet_over_a_reload_and_the_zoo
     shoot(page, "table-solo-result")
     check_accessibility(page, "table-solo-result")
 
-    # The zoom: «+» twice from 100 % to 120 % (its end), the cards grow; kept over a reload.
-    area = page.locator("#game-area")
+    # The zoom, a page setting off the felt: «+» four times from 100 % to 140 % (its end),
+    # the cards grow; kept over a reload.
+    area = page.locator("#table-page")
+    assert page.locator("#game-area .zoom-button").count() == 0
     assert area.get_attribute("data-zoom") == "100"
     before = card_width(page)
-    zoom_in = page.locator('#game-area button[data-key="zoom-in"]')
-    zoom_in.click()
-    zoom_in.click()
-    assert area.get_attribute("data-zoom") == "120"
+    zoom_in = page.locator('#table-zoom button[data-key="zoom-in"]')
+    for _ in range(4):
+        zoom_in.click()
+    assert area.get_attribute("data-zoom") == "140"
     assert zoom_in.is_disabled()
     zoomed = card_width(page)
-    assert zoomed == pytest.approx(before * 1.2, rel=0.02)
+    assert zoomed == pytest.approx(before * 1.4, rel=0.02)
     page.reload()
     wait_socket_open(page)
     page.locator("#game-area .solo-result").wait_for(timeout=TIMEOUT_MS)
-    assert page.locator("#game-area").get_attribute("data-zoom") == "120"
+    assert page.locator("#table-page").get_attribute("data-zoom") == "140"
     assert card_width(page) == pytest.approx(zoomed, rel=0.02)
-    zoom_out = page.locator('#game-area button[data-key="zoom-out"]')
-    for _ in range(5):
+    zoom_out = page.locator('#table-zoom button[data-key="zoom-out"]')
+    for _ in range(7):
         if not zoom_out.is_disabled():
             zoom_out.click()
-    assert page.locator("#game-area").get_attribute("data-zoom") == "80"
+    assert page.locator("#table-page").get_attribute("data-zoom") == "80"
     assert card_width(page) == pytest.approx(before * 0.8, rel=0.02)
 
     # «Следующая раздача» deals the next round: the bet is the decision again.

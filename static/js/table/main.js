@@ -9,6 +9,8 @@ import * as cards from "../cards.js";
 import { createCoach } from "./coach.js";
 import { randomToken, TableSocket } from "./connection.js";
 import { clockText, fill, fmt, h, t } from "./dom.js";
+import { dockCoversFelt, mountLandscape } from "./landscape.js";
+import { mountZoom } from "./zoom.js";
 import {
   ANNOUNCED,
   DEFAULT_SHORTCUTS,
@@ -533,7 +535,7 @@ const DECISION_PARTS =
  * fits, else the parts the decision depends on, else the player's own hand — so that the
  * cards that matter are in view with the actions, without the player scrolling. */
 function revealDecision() {
-  const room = window.innerHeight - (dock ? dock.offsetHeight : 0);
+  const room = window.innerHeight - (dockCoversFelt(dock, ui.area) ? dock.offsetHeight : 0);
   const boxes = [...ui.area.querySelectorAll(DECISION_PARTS)].map((part) => part.getBoundingClientRect());
   const own = ui.area.querySelector(".mine");
   const candidates = [ui.area.getBoundingClientRect()];
@@ -990,6 +992,8 @@ function sitOnArrival() {
 // --- start ------------------------------------------------------------------------------------
 
 async function start() {
+  mountZoom();
+  mountLandscape();
   try {
     variant = await import(config.module);
   } catch (error) {

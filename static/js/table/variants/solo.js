@@ -1,52 +1,16 @@
 // `solo`: one player against the computer banker, for the game's own coins
 // (../shared/rules/solo.md; docs/protocol.md §12.3). Coins, bank and bet in a panel, the
-// banker's and the player's hands with their totals, the last round's result, quick bets
-// and the card zoom («−»/«+», 80–120 %, remembered in localStorage).
+// banker's and the player's hands with their totals, the last round's result and quick bets
+// (the card zoom is the page's own: static/js/table/zoom.js).
 
 import { fill, fmt, h, signed, t } from "../dom.js";
 import { reasonText, seatName } from "../text.js";
 
-const ZOOM_KEY = "twentyone:solo:zoom";
-const ZOOM_MIN = 80;
-const ZOOM_MAX = 120;
-const ZOOM_STEP = 10;
 const QUICK_BETS = [25, 50, 100];
 
 export const shortcuts = { hit: "H", stand: "S", bet: "B", next_round: "N", restart: "R", new_game: "G" };
 
-let zoom = readZoom();
 let lastBet = 50;
-
-function readZoom() {
-  try {
-    const stored = Number(window.localStorage.getItem(ZOOM_KEY));
-    if (Number.isInteger(stored) && stored >= ZOOM_MIN && stored <= ZOOM_MAX) return stored;
-  } catch (error) {
-    /* storage refused (private mode): the default */
-  }
-  return 100;
-}
-
-function setZoom(area, value) {
-  zoom = Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, value));
-  try {
-    window.localStorage.setItem(ZOOM_KEY, String(zoom));
-  } catch (error) {
-    /* not remembered, but still applied */
-  }
-  applyZoom(area);
-}
-
-function applyZoom(area) {
-  area.style.setProperty("--zoom", String(zoom / 100));
-  area.dataset.zoom = String(zoom);
-  const label = area.querySelector(".zoom-value");
-  if (label) label.textContent = `${zoom}%`;
-  const minus = area.querySelector('[data-key="zoom-out"]');
-  const plus = area.querySelector('[data-key="zoom-in"]');
-  if (minus) minus.disabled = zoom <= ZOOM_MIN;
-  if (plus) plus.disabled = zoom >= ZOOM_MAX;
-}
 
 function coins(n) {
   return fmt(t("%(n)s мон."), { n });
@@ -104,22 +68,14 @@ export function render(area, state, ctx) {
   const game = state.game;
   const pending = state.table.pending;
   const view = game ? game.view : null;
-  const zoomBar = h(
-    "div",
-    { class: "zoom", role: "group", "aria-label": t("Размер карт") },
-    h("button", { type: "button", class: "zoom-button", dataset: { key: "zoom-out" }, "aria-label": t("Карты меньше"), onclick: () => setZoom(area, zoom - ZOOM_STEP) }, "−"),
-    h("span", { class: "zoom-value", "aria-live": "polite" }, `${zoom}%`),
-    h("button", { type: "button", class: "zoom-button", dataset: { key: "zoom-in" }, "aria-label": t("Карты больше"), onclick: () => setZoom(area, zoom + ZOOM_STEP) }, "+"),
-  );
   if (pending && !(game && game.status === "playing")) {
-    fill(area, h("div", { class: "solo-top" }, zoomBar), h("p", { class: "felt-empty" }, t("Тасуем колоду для новой игры…")));
+    fill(area, h("p", { class: "felt-empty" }, t("Тасуем колоду для новой игры…")));
   } else if (!view) {
     const text = ctx.me ? t("Ждём раздачу…") : t("Сядьте за стол, чтобы начать игру: 1000 монет против банка 300.");
-    fill(area, h("div", { class: "solo-top" }, zoomBar), h("p", { class: "felt-empty" }, text));
+    fill(area, h("p", { class: "felt-empty" }, text));
   } else {
-    fill(area, h("div", { class: "solo-top" }, panel(view)), table(view, ctx, zoomBar));
+    fill(area, h("div", { class: "solo-top" }, panel(view)), table(view, ctx));
   }
-  applyZoom(area);
   refocus(area, focusKey);
 }
 
@@ -141,7 +97,7 @@ function panel(view) {
   );
 }
 
-function table(view, ctx, zoomBar) {
+function table(view, ctx) {
   const banker = view.banker || { cards: [], hidden: 0 };
   const bankerRow = ctx.cards.cardsElement(banker.cards, banker.hidden || 0);
   const handRow = ctx.cards.cardsElement(view.hand ? view.hand.cards : [], 0);
@@ -155,7 +111,6 @@ function table(view, ctx, zoomBar) {
       handRow,
       view.hand && view.hand.cards.length ? view.hand.total : null,
       "player",
-      zoomBar,
     ),
     view.phase === "over" || view.game_over ? resultLine(view, playerName) : null,
     gameOverLine(view),
