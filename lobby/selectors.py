@@ -6,7 +6,7 @@ from functools import partial
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import Case, Count, Q, QuerySet, Value, When
+from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 from django.utils.translation import gettext as _
 
 from accounts.models import Account
@@ -52,6 +52,31 @@ def lobby_tables(
             )
         )
         .order_by("variant_order", "name", "id")
+    )
+
+
+def quick_seat_tables(*, variant: str, balance: int, player: Any) -> QuerySet[Table]:
+    """The tables of `variant` a quick seat («Играть», `lobby.services.table_quick_seat`)
+    may take, best first: open, public, not closing, with a free seat, an entry limit
+    within `balance` (0 at the variants without chips, so no wallet condition there), and
+    no seat of `player` (one they are leaving: they cannot sit there again yet). Most
+    players waiting first (people, not AI seats), then the oldest (lowest id).
+    `play.seating.seat_take` checks all of it again under the table's lock."""
+    return (
+        Table.objects.filter(
+            status=Table.Status.OPEN,
+            private=False,
+            closing=False,
+            variant=variant,
+            entry_limit__lte=balance,
+        )
+        .exclude(pk__in=Seat.objects.filter(player=player).values("table_id"))
+        .annotate(
+            taken=Count("seats"),
+            waiting=Count("seats", filter=Q(seats__player__isnull=False)),
+        )
+        .filter(taken__lt=F("seat_count"))
+        .order_by("-waiting", "pk")
     )
 
 

@@ -14,11 +14,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from accounts.services import wallet_for
 from accounts.throttling import ThrottleHit, throttle_hit, throttle_release
+from lobby.selectors import quick_seat_tables
 from play.errors import PlayError, SeatError
 from play.seating import ai_seat_add, seat_take
 from tables.models import Table
 from tables.services import table_create
+from tables.variants import BLACKJACK, SOLO, VARIANTS
 
 
 def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -> Table:
@@ -101,6 +104,85 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
             seat_take(table=table, player=by)
             for level in ai_levels:
                 ai_seat_add(table=table, by=by, level=level)
+        except BaseException:
+            _give_back(counted)  # nothing of it stays: the transaction rolls back
+            raise
+        return table
+
+
+# The variants whose «Играть» opens the player's own one-click table when no public table
+# has a seat for them (`table_one_click`): one player's games, not a table to wait at.
+ONE_CLICK_VARIANTS = (SOLO, BLACKJACK)
+
+# How many of the best tables a quick seat tries: one filled between the look and its lock
+# (another player's quick seat) is passed over for the next, and after these a table is
+# opened instead of walking the whole list.
+QUICK_SEAT_TRIES = 5
+
+# The seat refusals that mean "not this table" (filled, closed, its limit changed) rather
+# than "not you" (seated with chips elsewhere): the next table is tried.
+_TRY_NEXT = frozenset({"table_full", "table_closed", "below_entry_limit", "invite_required"})
+
+
+def table_quick_seat(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> Table:
+    """The lobby's «Играть» for a variant (lichess's quick pairing, BGA's auto-match): the
+    player is seated at the best open table of `variant` for their chips and it is
+    returned. A player already seated at an open table of the variant is just taken there.
+    Else the public tables with a free seat whose entry limit the wallet covers, most
+    players waiting first, then the oldest (`selectors.quick_seat_tables`); each is taken
+    through `seat_take` under its table's lock, so two quick seats at once cannot overfill
+    one — the second finds it full and takes the next. With none, one is opened: the
+    player's own one-click table for `solo` and `blackjack` (`table_one_click`, with AI
+    seats of `ai_levels`), else a public table with the variant's defaults, hosted by the
+    player, under the limits of `_may_open`. One transaction, under a lock of the
+    player's row: two clicks at once seat them once."""
+    _require_signed_in(by)
+    spec = VARIANTS.get(variant)
+    if spec is None:
+        raise PlayError("bad_variant", _("Такого варианта игры нет."))
+    with transaction.atomic():
+        _lock_player(by)
+        here = (
+            Table.objects.filter(
+                variant=variant,
+                status=Table.Status.OPEN,
+                seats__player=by,
+                seats__leaving=False,
+            )
+            .order_by("pk")
+            .first()
+        )
+        if here is not None:
+            return here
+        balance = wallet_for(by).balance
+        for table in quick_seat_tables(variant=variant, balance=balance, player=by)[
+            :QUICK_SEAT_TRIES
+        ]:
+            try:
+                seat_take(table=table, player=by)
+            except SeatError as error:
+                if error.code in _TRY_NEXT:
+                    continue
+                raise
+            return table
+        if variant in ONE_CLICK_VARIANTS:
+            return table_one_click(by=by, variant=variant, ai_levels=ai_levels)
+        if balance < spec.default_entry_limit:
+            # Checked before opening: a table its opener cannot sit at is no answer.
+            raise PlayError(
+                "below_entry_limit",
+                _(
+                    "Для игры «%(variant)s» нужно фишек не меньше %(limit)d, у вас "
+                    "%(balance)d: столов по вашим фишкам нет."
+                )
+                % {"variant": spec.name, "limit": spec.default_entry_limit, "balance": balance},
+            )
+        counted = _may_open(by)
+        try:
+            table = table_create(
+                created_by=by, variant=variant, private=False, name=_default_name(by)
+            )
+            seat_take(table=table, player=by)
         except BaseException:
             _give_back(counted)  # nothing of it stays: the transaction rolls back
             raise

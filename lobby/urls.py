@@ -9,6 +9,7 @@ urlpatterns = [
     path("lobby.json", views.lobby_state, name="lobby_state"),
     path("tables/new/", views.table_new, name="table_new"),
     path("play/<slug:variant>/", views.quick_start, name="quick_start"),
+    path("quick/<slug:variant>/", views.quick_seat, name="quick_seat"),
     path("rules/", views.rules_index, name="rules_index"),
     path("rules/<slug:variant>/", views.rules, name="rules"),
 ]

@@ -4,9 +4,11 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import get_language
+from django.urls import reverse
+from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -41,6 +43,23 @@ def _variant_specs() -> dict[str, dict[str, Any]]:
     }
 
 
+def _quick_seat_cards() -> list[dict[str, Any]]:
+    """One «Играть» per variant: its name, and what it plays for in a few words (for the
+    variants that stake chips, the entry limit of a table it opens)."""
+    cards = []
+    for v in VARIANTS.values():
+        if v.stakes_chips:
+            note = gettext("на фишки, вход от %(n)d") % {"n": v.default_entry_limit}
+        elif v.currency == "points":
+            note = gettext("на очки, не фишки")
+        elif v.currency == "coins":
+            note = gettext("один против банкира, монеты игры")
+        else:
+            note = gettext("тренировка с ИИ, не фишки")
+        cards.append({"variant": v, "note": note})
+    return cards
+
+
 def _page_query(request: HttpRequest, page: int) -> str:
     """The lobby's query string (its filters) for another page."""
     query = request.GET.copy()
@@ -69,7 +88,9 @@ def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int 
         "variants": [(v, counts[v.key]) for v in VARIANTS.values()],
         "selected_variant": filters["variant"],
         "form": form or TableOpenForm(user=request.user),
-        "form_open": form is not None,
+        # «Открыть стол» at the top of the page links here with ?open=1 (no script needed).
+        "form_open": form is not None or request.GET.get("open") == "1",
+        "quick_seat": _quick_seat_cards(),
         "variant_specs": _variant_specs(),
         "field_variants": {name: list(keys) for name, keys in FIELD_VARIANTS.items()},
         "unavailable": parts.failed,
@@ -138,6 +159,28 @@ def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
     levels = TRAINING_AI_LEVELS if variant == BLACKJACK else ()
     try:
         table = services.table_one_click(by=request.user, variant=variant, ai_levels=levels)
+    except errors.PlayError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    except errors.SeatError as error:
+        messages.error(request, error.messages[0])
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
+@require_POST
+def quick_seat(request: HttpRequest, variant: str) -> HttpResponse:
+    """The lobby's «Играть» for a variant: the player is seated at the best open table of
+    it for their chips, or at one opened for them (`services.table_quick_seat`), and lands
+    on its page. Not signed in: the sign-in page, back to the lobby after it (a POST
+    cannot be replayed by a redirect). A refusal: the lobby with its message."""
+    if variant not in VARIANTS:
+        raise Http404("no such variant")
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("lobby"))
+    levels = TRAINING_AI_LEVELS if variant == BLACKJACK else ()
+    try:
+        table = services.table_quick_seat(by=request.user, variant=variant, ai_levels=levels)
     except errors.PlayError as error:
         messages.error(request, error.message)
         return redirect("lobby")

@@ -702,7 +702,24 @@ function setUpForm() {
   fitForm();
 }
 
+// --- «Открыть стол» at the top of the page ------------------------------------------
+// Without a script its link reloads the lobby with the form open (?open=1#open-table);
+// with one it opens the form in place and brings it into view.
+
+function setUpOpenLink() {
+  const link = document.getElementById("open-table-top");
+  const details = document.getElementById("open-table");
+  if (!link || !details) return;
+  link.addEventListener("click", (event) => {
+    event.preventDefault();
+    details.open = true;
+    details.scrollIntoView({ block: "start" });
+    details.querySelector("summary")?.focus({ preventScroll: true });
+  });
+}
+
 setUpForm();
+setUpOpenLink();
 setUpFilters();
 render();
 setUpLive();

@@ -220,7 +220,7 @@ def test_a_player_switches_to_english_and_plays_a_solo_round_without_meeting_rus
         # The one-click solo table, in English: seated at once, the bet is the first move.
         page.get_by_role("link", name="Lobby", exact=True).click()
         page.wait_for_url(f"{daphne_server.url}/")
-        page.get_by_role("button", name="Solo", exact=True).click()
+        page.get_by_role("button", name="Play: Solo", exact=True).click()
         page.wait_for_url(re.compile(r"/tables/\d+/$"))
         table = Table.objects.get(variant="solo", created_by__username="wendy")
         assert table.name == "wendy's table"  # named in the language of the request

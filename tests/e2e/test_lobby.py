@@ -292,14 +292,14 @@ def test_one_click_solo_and_blackjack_open_tables_and_land_on_them(
 ) -> None:
     stub_table_page(page)
     sign_in(page, "alice")
-    page.get_by_role("button", name="Против банкира").click()
+    page.get_by_role("button", name="Играть: Против банкира").click()
     page.wait_for_url(TABLE_PAGE)
     solo = Table.objects.get(variant="solo")
     assert page.url.endswith(f"/tables/{solo.pk}/")
     assert solo.private and solo.seats.get().player == players["alice"]
 
     page.goto("/")
-    page.get_by_role("button", name="Тренировка: блэкджек").click()
+    page.get_by_role("button", name="Играть: Блэкджек (тренировка)").click()
     page.wait_for_url(TABLE_PAGE)
     training = Table.objects.get(variant="blackjack")
     assert page.url.endswith(f"/tables/{training.pk}/")
