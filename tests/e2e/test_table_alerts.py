@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import VIEWPORTS, Console, shoot
-from tests.e2e.table_helpers import create_table, log_in, make_player, open_table, wait_my_turn
+from tests.e2e.table_helpers import (
+    act,
+    create_table,
+    log_in,
+    make_player,
+    open_table,
+    wait_my_turn,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -26,6 +33,16 @@ Object.defineProperty(Document.prototype, "hidden", {
 Object.defineProperty(Document.prototype, "visibilityState", {
   configurable: true, get: () => (window.__hidden ? "hidden" : "visible"),
 });
+window.__tones = 0;
+window.__vibrations = [];
+if (window.AudioContext) {
+  const create = AudioContext.prototype.createOscillator;
+  AudioContext.prototype.createOscillator = function (...args) {
+    window.__tones += 1;
+    return create.apply(this, args);
+  };
+}
+navigator.vibrate = (pattern) => { window.__vibrations.push(pattern); return true; };
 if (window.Notification) {
   const Real = window.Notification;
   class Recorded extends Real {
@@ -118,13 +135,27 @@ def test_sounds_are_off_until_clicked_and_remembered_after_a_reload(
         open_table(page, table.pk, sit=True)
         sound = page.locator("#alert-sound")
         assert sound.get_attribute("aria-pressed") == "false"
+        # Off by default: the turn neither sounds nor vibrates.
+        wait_my_turn(page)
+        assert page.evaluate("[window.__tones, window.__vibrations.length]") == [0, 0]
         assert page.evaluate("localStorage.getItem('twentyone:alerts:sound')") is None
         sound.click()
         assert sound.get_attribute("aria-pressed") == "true"
         assert page.evaluate("localStorage.getItem('twentyone:alerts:sound')") == "on"
+        # With the sounds on, a card dealt is heard (Web Audio notes).
+        wait_my_turn(page)
+        page.locator('#actions button[data-quick="50"]').click()
+        act(page, "bet")
+        wait_my_turn(page)
+        assert page.evaluate("window.__tones") == 0
+        act(page, "hit")
+        page.wait_for_function("() => window.__tones > 0", timeout=5000)
         page.reload()
         open_table(page, table.pk)
         assert page.locator("#alert-sound").get_attribute("aria-pressed") == "true"
+        # The turn that the reload's first picture brings vibrates (the same toggle).
+        wait_my_turn(page)
+        page.wait_for_function("() => window.__vibrations.length > 0", timeout=5000)
         page.locator("#alert-sound").click()
         assert page.locator("#alert-sound").get_attribute("aria-pressed") == "false"
         page.reload()
