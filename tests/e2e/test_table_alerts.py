@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import VIEWPORTS, Console, shoot
+from tests.e2e.conftest import VIEWPORTS, Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     act,
     create_table,
@@ -91,6 +91,8 @@ def test_a_turn_in_a_hidden_tab_flashes_the_title_and_notifies_once_allowed(
             "() => document.getElementById('alert-notify').getAttribute('aria-pressed') === 'true'"
         )
         shoot(page, "table-alerts")
+        page.set_viewport_size({"width": 1280, "height": 800})
+        check_accessibility(page, "table-alerts")
 
         # The player's turn arrives while the tab is in the background (a reload with the
         # page hidden: its first picture brings the decision).
