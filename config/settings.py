@@ -354,6 +354,9 @@ CONTENT_SECURITY_POLICY = {
         "img-src": [SELF, "data:"],
         "connect-src": [SELF],
         "font-src": [SELF],
+        # The web app manifest (config/urls.py: web_manifest); default-src would cover it,
+        # but named it stays 'self' whatever default-src becomes.
+        "manifest-src": [SELF],
         "object-src": [NONE],
         "base-uri": [SELF],
         "form-action": [SELF],

@@ -1,7 +1,9 @@
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.i18n import JavaScriptCatalog
 
 
@@ -11,8 +13,47 @@ def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
     return HttpResponsePermanentRedirect(static("img/favicon.svg"))
 
 
+# The header's felt and the page's paper (static/css/site.css: --felt, --paper).
+THEME_COLOUR = "#0f5132"
+BACKGROUND_COLOUR = "#f8f6f1"
+
+
+def web_manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest, so that a phone can add Twenty-One to its home screen and open
+    it full-screen. A view rather than a static file: the icons' names are hashed in
+    production, and the name follows the visitor's language. No service worker: browsers
+    install a site without one nowadays, and the game needs the network anyway."""
+    icons = [
+        ("img/icon-192.png", "192x192", "image/png", "any"),
+        ("img/icon-512.png", "512x512", "image/png", "any"),
+        ("img/icon-maskable-512.png", "512x512", "image/png", "maskable"),
+        ("img/icon.svg", "any", "image/svg+xml", "any"),
+    ]
+    manifest = {
+        "id": "/",
+        "name": _("Двадцать одно"),
+        "short_name": _("Двадцать одно"),
+        "description": _("Карточная игра «Двадцать одно»: пять вариантов, живые столы."),
+        "lang": get_language(),
+        "start_url": reverse("lobby"),
+        "scope": "/",
+        "display": "standalone",
+        "orientation": "any",
+        "theme_color": THEME_COLOUR,
+        "background_color": BACKGROUND_COLOUR,
+        "icons": [
+            {"src": static(name), "sizes": sizes, "type": kind, "purpose": purpose}
+            for name, sizes, kind, purpose in icons
+        ],
+    }
+    response = JsonResponse(manifest, json_dumps_params={"ensure_ascii": False})
+    response["Content-Type"] = "application/manifest+json"
+    return response
+
+
 urlpatterns = [
     path("favicon.ico", favicon),
+    path("manifest.webmanifest", web_manifest, name="web_manifest"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     # The djangojs catalogue as a script file (never inline: the CSP forbids it).

@@ -17,6 +17,7 @@ EXPECTED = {
     "img-src": ["'self'", "data:"],
     "connect-src": ["'self'"],
     "font-src": ["'self'"],
+    "manifest-src": ["'self'"],
     "object-src": ["'none'"],
     "base-uri": ["'self'"],
     "form-action": ["'self'"],

@@ -6,6 +6,7 @@
 // (static/js/table/variants/<variant>.js) draws the game area.
 
 import * as cards from "../cards.js";
+import { createAlerts } from "./alerts.js";
 import { createCoach } from "./coach.js";
 import { randomToken, TableSocket } from "./connection.js";
 import { clockText, fill, fmt, h, t } from "./dom.js";
@@ -73,6 +74,8 @@ let sitPending = new URLSearchParams(location.search).get("sit") === "1";
 const seedsSent = new Map(); // commitment -> the client seed this page sent for it
 const clockTotals = new Map(); // deadline -> the decision's whole length, for the bar
 const sayBuffer = [];
+// «Ваш ход» in another tab, sounds and vibration (static/js/table/alerts.js).
+const alerts = createAlerts({ config });
 // The coach (blackjack and solo only): its answers come after the frame, so it says
 // what it has to say at once.
 const coach = createCoach({
@@ -328,6 +331,7 @@ function apply(message, events) {
   if (coach) coach.frame(frame, events, message.type === "snapshot");
   renderActions();
   renderControls();
+  alerts.frame(frame, message, events, decisionArrived);
   if (decisionArrived) {
     decisionArrived = false;
     revealDecision();
