@@ -228,6 +228,9 @@ DEADLINE_TICKER = env.bool("DEADLINE_TICKER", default=not REDIS_URL)
 AI_DECISION_SECONDS = env.float("AI_DECISION_SECONDS", default=1.0)
 # The pause between one game (a bank, a shoe) and the next, to read the results.
 GAME_INTERLUDE_SECONDS = env.float("GAME_INTERLUDE_SECONDS", default=3.0)
+# In `classic`, the pause after a settled round before the next round's clock starts, to
+# read the round's summary (0: none).
+CLASSIC_ROUND_PAUSE_SECONDS = env.float("CLASSIC_ROUND_PAUSE_SECONDS", default=4.0)
 # How long a game's announced commitment waits for the players' client seeds before the
 # cards are dealt without the missing ones (docs/fairness.md); 0 deals at once.
 CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)

@@ -11,5 +11,8 @@ os.environ.setdefault("SIGNUP_LIMIT_PER_HOUR", "100000")
 # The same for opening tables (a counter per user and clock hour, kept in Redis between
 # runs); tests/lobby/test_lobby_limits.py checks the limit with its own value.
 os.environ.setdefault("TABLE_OPENS_PER_HOUR", "100000")
+# The pause between classic rounds is short, so tests that play whole matches stay quick;
+# tests of the pause set their own value.
+os.environ.setdefault("CLASSIC_ROUND_PAUSE_SECONDS", "0.5")
 
 from config.settings import *  # noqa: F403

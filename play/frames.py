@@ -93,6 +93,7 @@ def game_info(game: Game | None, seat: str | None) -> dict[str, Any] | None:
         "seats": game.seat_ids,
         "carry": dict(game.carry),
         "deadline": epoch_ms(game.deadline),
+        "clock_starts": epoch_ms(game.clock_starts_at) if game.deadline else None,
         "deadline_seat": game.deadline_seat or None,
         "paused": game.paused,
         "paused_remaining_ms": game.paused_remaining_ms,

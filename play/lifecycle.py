@@ -12,6 +12,7 @@ play/clocks.py plays them through the same code."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -220,13 +221,19 @@ def transition(
     game.state = state
     game.actions = [*game.actions, action]
     GameEvent.objects.create(game=game, version=state["version"], action=action, events=events)
-    _after(table, game, now)
+    _after(table, game, now, events)
     frames_on_commit(table, game, close_if_settled(table, game, now, events))
     return events
 
 
-def _after(table: Table, game: Game, now: datetime.datetime) -> None:
-    """Chips, then the end of the game or the next decision's deadline; saves the game."""
+def _after(
+    table: Table, game: Game, now: datetime.datetime, events: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Chips, then the end of the game or the next decision's deadline; saves the game.
+
+    In `classic`, a move that settled a round and dealt the next one holds the next
+    decision's clock back by CLASSIC_ROUND_PAUSE_SECONDS, so the table can read the settled
+    round: the clock starts at `clock_starts_at` and runs out a decision's time after it."""
     state = game.state
     chips_sync(game, void=False)
     if state["finished"]:
@@ -247,14 +254,31 @@ def _after(table: Table, game: Game, now: datetime.datetime) -> None:
         wait = table.decision_seconds
     else:
         wait = None  # solo: the player takes their time
-    if game.paused:
+    pause = _round_pause(game, events)
+    game.clock_starts_at = None
+    if game.paused:  # the host's pause holds the table anyway: no round pause on top
         game.deadline = None
         game.paused_remaining_ms = int((wait or 0) * 1000)
+    elif wait is None:
+        game.deadline = None
     else:
-        game.deadline = None if wait is None else now + seconds(wait)
+        if pause:
+            game.clock_starts_at = now + seconds(pause)
+        game.deadline = now + seconds(pause + wait)
     # What a transition changes (every other field is saved where it is changed): not the
     # game's players, options and seeds again with every move.
     game.save(update_fields=_TRANSITION_FIELDS)
+
+
+def _round_pause(game: Game, events: Sequence[dict[str, Any]]) -> float:
+    """The pause before the next round's first decision: only in `classic`, only when this
+    move settled a round and the next one was dealt (the match goes on)."""
+    if game.variant != "classic" or game.state["finished"]:
+        return 0
+    types = [e.get("type") for e in events]
+    if "settle" not in types or "round_start" not in types:
+        return 0
+    return max(0.0, float(settings.CLASSIC_ROUND_PAUSE_SECONDS))
 
 
 _TRANSITION_FIELDS = (
@@ -262,6 +286,7 @@ _TRANSITION_FIELDS = (
     "actions",
     "escrowed",
     "deadline",
+    "clock_starts_at",
     "deadline_seat",
     "grace_version",
     "paused_remaining_ms",
@@ -277,6 +302,7 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
     game.status = status
     game.finished_at = now
     game.deadline = None
+    game.clock_starts_at = None
     game.deadline_seat = ""
     game.paused_remaining_ms = None
     game.result = replay(game_record(game))["result"]

@@ -54,6 +54,10 @@ class Game(models.Model):
     # Session units carried from earlier shoes of the same blackjack session.
     carry = models.JSONField(_("перенос"), default=dict)
     deadline = models.DateTimeField(_("срок решения"), null=True, blank=True, db_index=True)
+    # When the running decision's clock starts, if later than the move that began it: in
+    # `classic`, the pause after a settled round (play.lifecycle); the deadline is a
+    # decision's time after it. Null: the clock started with the move.
+    clock_starts_at = models.DateTimeField(_("отсчёт начинается"), null=True, blank=True)
     deadline_seat = models.CharField(_("чьё решение"), max_length=160, blank=True)
     paused_remaining_ms = models.PositiveIntegerField(_("осталось на паузе, мс"), null=True)
     # The engine version whose decision already got a reconnect grace (one per decision).

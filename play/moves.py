@@ -213,10 +213,14 @@ def game_pause(*, table: Table, by: Any) -> dict[str, Any]:
     if game.paused:
         return {"version": table.version}
     now = locks.now()
-    left = 0 if game.deadline is None else max(0, (game.deadline - now).total_seconds())
+    # A clock that had not started yet (the pause after a classic round) keeps its whole
+    # decision time: the host's pause holds the table now.
+    start = max(now, game.clock_starts_at or now)
+    left = 0 if game.deadline is None else max(0, (game.deadline - start).total_seconds())
     game.paused_remaining_ms = int(left * 1000)
     game.deadline = None
-    game.save(update_fields=["paused_remaining_ms", "deadline"])
+    game.clock_starts_at = None
+    game.save(update_fields=["paused_remaining_ms", "deadline", "clock_starts_at"])
     frames_on_commit(table, game, [{"type": "paused"}])
     return {"version": table.version}
 

@@ -136,7 +136,8 @@ def _forfeit(table: Table, seat: Seat, now: datetime.datetime) -> None:
             game.save(update_fields=["paused_remaining_ms"])
         else:
             game.deadline = now
-            game.save(update_fields=["deadline"])
+            game.clock_starts_at = None
+            game.save(update_fields=["deadline", "clock_starts_at"])
     frames_on_commit(table, game, [{"type": "leaving", "seat": sid}])
 
 

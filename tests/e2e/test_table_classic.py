@@ -85,6 +85,8 @@ def daphne_env() -> dict[str, str]:
         "AI_DECISION_SECONDS": "0.2",
         "GAME_INTERLUDE_SECONDS": "0.5",
         "CLIENT_SEED_SECONDS": "0.5",
+        # Long enough to see the pause between rounds (its own test), short for the rest.
+        "CLASSIC_ROUND_PAUSE_SECONDS": "3",
     }
 
 
@@ -273,9 +275,86 @@ def test_the_host_runs_a_match_and_a_decision_runs_out_on_the_clock(pages: dict[
     assert game.status == Game.Status.FINISHED
     assert game.result["final"]["winners"] is None
     assert "без победителя" in final.inner_text()
+    # The host reads the match's result first; the next match's setup comes below it.
+    assert host.evaluate(
+        """() => {
+            const final = document.querySelector('.classic-final');
+            const setup = document.querySelector('.classic-host');
+            return Boolean(final && setup
+                && (final.compareDocumentPosition(setup) & Node.DOCUMENT_POSITION_FOLLOWING));
+        }"""
+    )
     assert any(a["action"] == "remove" and a.get("target") == GUEST for a in game.actions)
     shoot(host, "table-classic-final")
     check_accessibility(host, "table-classic-final")
 
+    host_console.assert_clean("on the host's page")
+    guest_console.assert_clean("on the guest's page")
+
+
+def test_between_rounds_the_settled_round_is_shown_first_with_a_countdown_before_the_clock(
+    pages: dict[str, Any],
+) -> None:
+    table: Table = pages["table"]
+    host, host_console = pages[HOST]
+    guest, guest_console = pages[GUEST]
+    open_table(host, table.pk, sit=True)
+    open_table(guest, table.pk, sit=True)
+    host.wait_for_function(
+        "() => document.querySelectorAll('#seats li[data-seat]').length === 2", timeout=TIMEOUT_MS
+    )
+    panel = host.locator(".classic-host")
+    panel.wait_for(state="visible", timeout=TIMEOUT_MS)
+    panel.get_by_role("radio", name="7").check()
+    panel.get_by_role("button", name="Начать партию").click()
+    wait_game_playing(host)
+
+    # Both stand whenever on turn until a stand settles a round and the next is dealt
+    # (a dealer's natural may settle rounds at the deal: those have no pause of their own).
+    pause = host.locator(".classic-pause")
+    end = time.monotonic() + 90
+    while not pause.count():
+        assert time.monotonic() < end, "no round settled into the next"
+        _wait_turn_or_over(host, (HOST, GUEST))
+        if pause.count():
+            break
+        turn = _turn(host)
+        if turn not in (HOST, GUEST):
+            pytest.fail("the match ended before a stand settled a round into the next")
+        act(host if turn == HOST else guest, "stand")
+
+    # The pause: the settled round's summary comes first, with the countdown, and the next
+    # round's clock stands still at its whole time.
+    text = pause.inner_text()
+    assert re.fullmatch(r"Следующая раздача через [1-3] с", text), text
+    game = Game.objects.get(table=table, number=1)
+    assert game.clock_starts_at is not None
+    summary_first = host.evaluate(
+        """() => {
+            const summary = document.querySelector('.classic-summary');
+            const round = document.querySelector('.classic-round');
+            return Boolean(summary && round && summary.querySelector('.classic-pause')
+                && (summary.compareDocumentPosition(round) & Node.DOCUMENT_POSITION_FOLLOWING));
+        }"""
+    )
+    assert summary_first
+    assert host.locator("#clock").get_attribute("data-running") == "false"
+    assert host.locator("#clock").get_attribute("aria-valuenow") == "5"
+    shoot(host, "table-classic-round-pause")
+
+    # After it the countdown is gone, the round in play comes first and its clock runs.
+    host.locator(".classic-pause").wait_for(state="detached", timeout=6_000)
+    host.wait_for_function(
+        """() => {
+            const summary = document.querySelector('.classic-summary');
+            const round = document.querySelector('.classic-round');
+            const clock = document.getElementById('clock');
+            const playing = document.getElementById('table-page').dataset.gameStatus === 'playing';
+            return !playing || (round && (!summary
+                || (round.compareDocumentPosition(summary) & Node.DOCUMENT_POSITION_FOLLOWING))
+                && clock.dataset.running === 'true');
+        }""",
+        timeout=TIMEOUT_MS,
+    )
     host_console.assert_clean("on the host's page")
     guest_console.assert_clean("on the guest's page")

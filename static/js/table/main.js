@@ -388,6 +388,7 @@ function moduleContext(events) {
     events,
     seatName: (id) => seatName(id, frame.table),
     config,
+    now, // the server's clock as this page estimates it (docs/protocol.md §8.2)
   };
 }
 
@@ -441,7 +442,9 @@ function awayText(seat) {
   const game = frame.game;
   if (seat.connected) return null;
   if (playing() && game.deadline_seat === seat.id && game.deadline && !game.paused) {
-    return fmt(t("ждём игрока, %(left)s"), { left: clockText(game.deadline - now()) });
+    return fmt(t("ждём игрока, %(left)s"), {
+      left: clockText(game.deadline - Math.max(now(), game.clock_starts || 0)),
+    });
   }
   return t("нет на связи");
 }
@@ -599,7 +602,10 @@ function tickClock() {
     total = Math.max(frame.table.decision_seconds * 1000, left);
     clock.dataset.running = "false";
   } else {
-    left = Math.max(0, game.deadline - now());
+    // A clock that starts later (the pause between classic rounds, game.clock_starts)
+    // shows its whole time, standing still, until then.
+    const waiting = Boolean(game.clock_starts) && game.clock_starts > now();
+    left = Math.max(0, game.deadline - Math.max(now(), game.clock_starts || 0));
     if (!clockTotals.has(game.deadline)) {
       const seat = frame.table.seats.find((s) => s.id === game.deadline_seat);
       const human = seat && !seat.ai;
@@ -607,7 +613,7 @@ function tickClock() {
       clockTotals.set(game.deadline, Math.max(left, human ? frame.table.decision_seconds * 1000 : 0, 1));
     }
     total = clockTotals.get(game.deadline);
-    clock.dataset.running = left > 0 ? "true" : "false";
+    clock.dataset.running = left > 0 && !waiting ? "true" : "false";
   }
   const fraction = Math.max(0, Math.min(1, left / total));
   clock.style.setProperty("--left", String(fraction));

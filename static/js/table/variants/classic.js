@@ -333,39 +333,95 @@ function statusLine(state, ctx) {
   return gettext("Ход дилера.");
 }
 
+// --- the pause between rounds (game.clock_starts, docs/protocol.md §8.1) ------------------
+
+const pauses = new WeakMap(); // area -> the countdown's timer
+
+/** Milliseconds left of the pause after a settled round (0: none, or over). */
+function pauseLeft(game, ctx) {
+  if (!game || game.status !== "playing" || game.paused || !game.clock_starts || !ctx.now) return 0;
+  return Math.max(0, game.clock_starts - ctx.now());
+}
+
+function pauseText(left) {
+  return fmt(gettext("Следующая раздача через %(n)s с"), { n: Math.ceil(left / 1000) });
+}
+
+/** Counts the pause down on `note`; once it is over, draws the area again (round first). */
+function countDown(area, note, state, ctx) {
+  clearInterval(pauses.get(area));
+  const timer = setInterval(() => {
+    const left = pauseLeft(state.game, ctx);
+    if (!note.isConnected || left <= 0) {
+      clearInterval(timer);
+      pauses.delete(area);
+      if (note.isConnected) render(area, state, { ...ctx, events: [] });
+      return;
+    }
+    note.textContent = pauseText(left);
+  }, 250);
+  pauses.set(area, timer);
+}
+
+// --- the module's render ------------------------------------------------------------------
+
 export function render(area, state, ctx) {
   const game = state.game && state.game.view && state.game.view.variant === "classic" ? state.game : null;
   noteEvents(state, ctx);
-  const parts = [];
-  if (isHost(state, ctx)) {
-    const panel = hostPanel(area, ctx);
-    updateHostPanel(panel, state, ctx);
-    parts.push(panel.root);
-  }
+  const host = isHost(state, ctx) ? hostPanel(area, ctx) : null;
+  if (host) updateHostPanel(host, state, ctx);
   const status = statusLine(state, ctx);
-  if (status) parts.push(el("p", { class: "classic-status", "data-role": "status", text: status }));
+  const statusPart = status ? el("p", { class: "classic-status", "data-role": "status", text: status }) : null;
+  const parts = [];
+  let note = null;
   if (game) {
     const view = game.view;
     const playing = game.status === "playing";
-    parts.push(el("p", { class: "classic-progress" },
-      fmt(gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played })));
-    if (playing) parts.push(roundTable(state, view, ctx.cards, { me: ctx.me, marks: timeouts.seats }));
-    else parts.push(standings(state, game));
+    const progress = el("p", { class: "classic-progress" },
+      fmt(gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played }));
     const summary = roundSummary(state, view, ctx.cards);
-    if (summary) parts.push(summary);
-    parts.push(scoreboard(state, view));
+    const left = pauseLeft(game, ctx);
+    if (playing && summary && left > 0) {
+      // The pause after a settled round: its summary first, with the countdown to the
+      // next round's clock (the round already dealt is shown below it).
+      note = el("p", { class: "classic-pause", "data-role": "round-pause", role: "status", text: pauseText(left) });
+      summary.firstChild.after(note);
+      parts.push(host, statusPart, progress, summary, roundTable(state, view, ctx.cards, { me: ctx.me, marks: timeouts.seats }));
+    } else if (playing) {
+      parts.push(host, statusPart, progress, roundTable(state, view, ctx.cards, { me: ctx.me, marks: timeouts.seats }), summary);
+    } else {
+      // The match is over: its result and scores first, the setup of the next one below.
+      parts.push(progress, standings(state, game), scoreboard(state, view), statusPart, host, summary);
+    }
+    if (playing) parts.push(scoreboard(state, view));
+  } else {
+    parts.push(host, statusPart);
   }
   // The shared screen for a TV (public information only), for everyone at the table.
   const invite = ctx.config && ctx.config.invite ? `?invite=${encodeURIComponent(ctx.config.invite)}` : "";
   parts.push(el("p", { class: "classic-screen-link" },
     el("a", { href: `/tables/${state.table.id}/screen/${invite}`, target: "_blank", rel: "noopener" },
       gettext("Общий экран для телевизора"))));
-  // Keep the host panel node (and the focus inside it) in place; redraw the rest.
-  const keep = parts[0] && hosts.get(area) && parts[0] === hosts.get(area).root ? parts[0] : null;
+  // Keep the host panel node (and the focus inside it) in place; redraw the rest around it.
+  const keep = host && host.root.parentNode === area ? host.root : null;
   for (const child of [...area.children]) if (child !== keep) child.remove();
-  if (keep && keep.parentNode !== area) area.prepend(keep);
-  for (const part of parts) if (part && part !== keep) area.append(part);
+  let before = true;
+  for (const part of parts) {
+    if (!part) continue;
+    const node = part === host ? host.root : part;
+    if (node === keep) {
+      before = false;
+      continue;
+    }
+    if (keep && before) area.insertBefore(node, keep);
+    else area.append(node);
+  }
   area.classList.add("classic");
+  if (note) countDown(area, note, state, ctx);
+  else {
+    clearInterval(pauses.get(area));
+    pauses.delete(area);
+  }
 }
 
 /** The log's words for classic's own events; the core's generic text for the rest. */
