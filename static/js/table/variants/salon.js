@@ -6,7 +6,7 @@
 // range the server offers) and the cut (a slider over the shoe).
 
 import { cardName } from "../../cards.js";
-import { fmt, h, signed } from "../dom.js";
+import { fmt, formatNumber, h, signed } from "../dom.js";
 import { seatName as seatLabel } from "../text.js";
 
 const SHOE_CARDS = 104; // two decks
@@ -29,9 +29,9 @@ function totalPill(total) {
   return el("span", { class: classes.join(" "), text: total > 21 ? fmt(gettext("%(total)s, перебор"), { total }) : String(total) });
 }
 
-/** 10 000 rather than 10000, in the page's language. */
+/** 10 000 rather than 10000, in the page's language (the page's one number format). */
 function number(n) {
-  return new Intl.NumberFormat(document.documentElement.lang || undefined).format(n);
+  return formatNumber(n);
 }
 
 function chipsOf(view, seat) {
