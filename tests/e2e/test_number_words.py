@@ -62,3 +62,72 @@ def test_page_formats_numbers_and_picks_plural_forms_by_its_language(
     assert [n.replace("\u202f", NBSP) for n in got["signed"]] == signed
     assert got["alias"] == f"{MINUS}50"
     assert got["plurals"] == plurals
+
+
+RESULTS = """async () => {
+  const text = await import('/static/js/table/text.js');
+  const table = {seats: [{id: 'u1', name: 'anna', number: 1}, {id: 'ai:2', ai: 'easy', number: 2}]};
+  const line = (event) => text.describeEvent(event, table, 'u1');
+  return {
+    won: text.yourResult('win', 25, 'coins', 'banker_bust'),
+    lost: text.yourResult('loss', -50, null, null),
+    lostOne: text.yourResult('loss', -1, 'chips', 'bust'),
+    push: text.yourResult('push', 0, 'points', null),
+    settle: line({type: 'settle', seat: 'u1', outcome: 'win', delta: 21, reason: 'higher'}),
+    other: line({type: 'settle', seat: 'ai:2', outcome: 'loss', delta: -5}),
+    hit: line({type: 'hit', seat: 'u1'}),
+    sat: line({type: 'sat_down', seat: 'u1'}),
+    hands: text.yourHandResult(
+      [{seat: 'u1', outcome: 'win', delta: 100, total: 19}, {seat: 'dealer', total: 23}],
+      'u1', 'points'),
+    count: text.countText(10000, 'chips'),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru-RU",
+            {
+                "won": "Вы выиграли +25 монет — перебор у банкира",
+                "lost": f"Вы проиграли {MINUS}50",
+                "lostOne": f"Вы проиграли {MINUS}1 фишка — перебор",
+                "push": "Ничья",
+                "settle": "Вы выиграли +21 — больше очков",
+                "other": f"ИИ 2: проигрыш {MINUS}5",
+                "hit": "Вы: ещё карту",
+                "sat": "Вы садитесь за стол",
+                "hands": "Вы выиграли +100 очков — перебор у дилера",
+                "count": f"10{NBSP}000 фишек",
+            },
+        ),
+        (
+            "en-US",
+            {
+                "won": "You won +25 coins — banker busts",
+                "lost": f"You lost {MINUS}50",
+                "lostOne": f"You lost {MINUS}1 chip — bust",
+                "push": "Push",
+                "settle": "You won +21 — higher total",
+                "other": f"AI 2: loss {MINUS}5",
+                "hit": "You: hit",
+                "sat": "You sit down at the table",
+                "hands": "You won +100 points — dealer busts",
+                "count": "10,000 chips",
+            },
+        ),
+    ],
+)
+def test_the_viewers_own_results_read_in_the_second_person_with_the_amount(
+    browser: Any, daphne_server: Any, locale: str, expected: dict[str, str]
+) -> None:
+    context = browser.new_context(base_url=daphne_server.url, locale=locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        got = page.evaluate(RESULTS)
+        assert {key: value.replace("\u202f", NBSP) for key, value in got.items()} == expected
+    finally:
+        context.close()

@@ -94,7 +94,7 @@ export function formatSigned(value) {
  * The plural form for `count` by the page language's own rule (Intl.PluralRules), because
  * the msgids are Russian and there is no Russian catalogue: Django's ngettext would fall
  * back to the two-form rule. `forms` maps Intl categories to words:
- * plural(3, {one: "карта", few: "карты", many: "карт"}) → «карты».
+ * plural(3, {one: t(…), few: t(…), many: t(…)}) picks the «few» word («карты»).
  */
 export function plural(count, forms) {
   const category = new Intl.PluralRules(pageLanguage()).select(Number(count));

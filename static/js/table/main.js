@@ -297,7 +297,7 @@ function describe(event) {
       console.error(error);
     }
   }
-  return text || describeEvent(event, frame.table);
+  return text || describeEvent(event, frame.table, me());
 }
 
 // --- applying a frame --------------------------------------------------------------------
@@ -556,7 +556,11 @@ function renderTurn(before) {
   const game = frame.game;
   const turn = playing() && game.view ? game.view.turn : null;
   ui.turn.classList.toggle("mine", Boolean(turn && turn === me()));
-  if (turn && turn === me()) {
+  const next = turn && turn === me() ? betweenRoundsText(game.view) : null;
+  if (next) {
+    // The round is over: say what comes next rather than «Ваш ход» (issue 20).
+    ui.turn.textContent = next;
+  } else if (turn && turn === me()) {
     ui.turn.textContent = t("Ваш ход");
     const wasMine =
       before && before.game && before.game.status === "playing" && before.game.view && before.game.view.turn === me();
@@ -572,6 +576,18 @@ function renderTurn(before) {
     ui.turn.textContent = "";
   }
   tickClock();
+}
+
+// Actions offered only between rounds (solo's «Следующая раздача», «Новая игра»).
+const BETWEEN_ROUNDS = new Set(["next_round", "new_game", "restart"]);
+
+/** What comes next when the viewer's only choices are between rounds, or null. */
+function betweenRoundsText(view) {
+  const actions = (view.actions || []).map((action) => action.action);
+  if (!actions.length || !actions.every((action) => BETWEEN_ROUNDS.has(action))) return null;
+  if (actions.includes("next_round") && !view.game_over) return t("Раздача окончена: нажмите «Следующая раздача»");
+  if (actions.includes("new_game")) return t("Игра окончена: нажмите «Новая игра»");
+  return null;
 }
 
 function tickClock() {

@@ -3,8 +3,8 @@
 // banker's and the player's hands with their totals, the last round's result, quick bets
 // and the card zoom («−»/«+», 80–120 %, remembered in localStorage).
 
-import { fill, fmt, h, signed, t } from "../dom.js";
-import { reasonText, seatName } from "../text.js";
+import { fill, fmt, formatNumber, h, signed, t } from "../dom.js";
+import { amountText, countText, reasonText, seatName, yourResult } from "../text.js";
 
 const ZOOM_KEY = "twentyone:solo:zoom";
 const ZOOM_MIN = 80;
@@ -76,16 +76,18 @@ function handBlock(title, cardsRow, total, key, extra = null) {
   );
 }
 
-function resultLine(view, playerName) {
+function resultLine(view, playerName, mine) {
   const result = view.result;
   if (!result) return null;
   const won = result.outcome === "win";
-  const who = won ? fmt(t("Выиграл %(name)s"), { name: playerName }) : t("Выиграл банкир");
+  // The player reads their own result in the second person (issue 20): «Вы выиграли».
+  let who = won ? fmt(t("Выиграл %(name)s"), { name: playerName }) : t("Выиграл банкир");
+  if (mine) who = won ? t("Вы выиграли") : t("Вы проиграли");
   return h(
     "div",
     { class: `solo-result ${won ? "won" : "lost"}`, role: "status", dataset: { outcome: result.outcome } },
     h("strong", { class: "result-who" }, who),
-    h("span", { class: "result-delta" }, fmt(t("%(delta)s монет"), { delta: signed(result.delta) })),
+    h("span", { class: "result-delta" }, amountText(result.delta, "coins")),
     h("span", { class: "result-reason" }, reasonText(result.reason)),
   );
 }
@@ -157,7 +159,7 @@ function table(view, ctx, zoomBar) {
       "player",
       zoomBar,
     ),
-    view.phase === "over" || view.game_over ? resultLine(view, playerName) : null,
+    view.phase === "over" || view.game_over ? resultLine(view, playerName, ctx.me === view.player) : null,
     gameOverLine(view),
   );
 }
@@ -296,8 +298,12 @@ export function seatNote(seat, state) {
 
 export function describe(event, state) {
   if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: event.bank });
-  if (event.type === "bet") return fmt(t("Ставка %(amount)s, осталось %(coins)s монет"), { amount: event.amount, coins: event.coins });
+  if (event.type === "bet") {
+    return fmt(t("Ставка %(amount)s, осталось: %(coins)s"), { amount: formatNumber(event.amount), coins: countText(event.coins, "coins") });
+  }
   if (event.type === "settle") {
+    const me = state.you && state.you.seat;
+    if (me && event.seat === me) return yourResult(event.outcome, event.delta, "coins", event.reason);
     const who =
       event.outcome === "win"
         ? fmt(t("Выиграл %(name)s"), { name: seatName(event.seat, state.table) })
