@@ -35,7 +35,7 @@ export function render(area, state, ctx) {
   if (!view || (pending && game.status !== "playing")) {
     const text = pending
       ? t("Тасуем колоду для нового банка…")
-      : t("Банк откроется, когда за столом двое и больше и все нажали «Готов».");
+      : t("Банк ещё не открыт."); // how it starts: the core's status line (issue 20)
     fill(area, h("p", { class: "felt-empty" }, text), view ? lastDuel(view, state, ctx) : null);
     return;
   }
