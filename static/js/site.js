@@ -6,11 +6,13 @@
 // or import { refreshChips, showChips } from "/static/js/site.js".
 // A page shown again from the back/forward cache, or after being hidden, refetches it.
 
+import { formatNumber } from "./table/dom.js";
+
 const badge = () => document.querySelector(".chips-badge");
 
+/** The page's one number format (static/js/table/dom.js): «10 000», "10,000". */
 function formatChips(value) {
-  const lang = document.documentElement.lang || "ru";
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: 0 }).format(value);
+  return formatNumber(value);
 }
 
 /** Show a balance in the header (a whole number of chips). */

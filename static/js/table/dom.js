@@ -78,7 +78,13 @@ export function formatNumber(value) {
   const text = new Intl.NumberFormat(pageLanguage(), { maximumFractionDigits: 0 }).format(
     Number(value || 0),
   );
-  return text.replace(/-/g, "\u2212");
+  return unify(text);
+}
+
+// A true minus, and the one no-break space the server writes too (Chromium's Russian
+// grouping may use a narrow one).
+function unify(text) {
+  return text.replace(/-/g, "\u2212").replace(/\u202f/g, "\u00a0");
 }
 
 /** A signed amount in the page's language: «+25», «−10 000», «0». */
@@ -87,7 +93,7 @@ export function formatSigned(value) {
     maximumFractionDigits: 0,
     signDisplay: "exceptZero",
   }).format(Number(value || 0));
-  return text.replace(/-/g, "\u2212");
+  return unify(text);
 }
 
 /**
