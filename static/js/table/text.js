@@ -81,6 +81,22 @@ export function reasonText(reason) {
   );
 }
 
+/** A hand's total as the player reads it: «Золотое очко!» for two aces (36-card games),
+ * «23, перебор» over 21, else the number (issue 20: one word for each, everywhere). */
+export function totalText(total, cards = null) {
+  const codes = cards || [];
+  if (codes.length === 2 && codes.every((code) => String(code)[0] === "A")) return t("Золотое очко!");
+  if (total > 21) return fmt(t("%(total)s, перебор"), { total });
+  return String(total);
+}
+
+/** The reason of a result said on its own (capitalised): «Перебор», «Золотое очко!». */
+export function reasonHeadline(reason) {
+  if (reason === "bust") return t("Перебор");
+  if (reason === "golden_point") return t("Золотое очко!");
+  return reasonText(reason);
+}
+
 function cardList(codes) {
   return (codes || []).map(cardName).join(", ");
 }

@@ -4,7 +4,7 @@
 // banker's cards, and the offered bets as buttons (1×, 2×, 5×, ва-банк).
 
 import { fill, fmt, h, signed, t } from "../dom.js";
-import { countText, outcomeWord, reasonText, seatName, yourResult } from "../text.js";
+import { countText, outcomeWord, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 export const shortcuts = { hit: "H", stand: "S" };
 
@@ -16,11 +16,11 @@ const STATUS = {
   unplayed: () => t("не сыграл"),
 };
 
-function totalBadge(total) {
+function totalBadge(total, cards = null) {
   const classes = ["total"];
   if (total > 21) classes.push("bust");
   if (total === 21) classes.push("twenty-one");
-  return h("span", { class: classes.join(" ") }, String(total));
+  return h("span", { class: classes.join(" ") }, totalText(total, cards));
 }
 
 function chipsOf(view, id) {
@@ -86,7 +86,7 @@ function circle(view, state, ctx) {
         h("strong", {}, ctx.seatName(hand.seat)),
         mine ? h("span", { class: "pill" }, t("вы")) : null,
         h("span", { class: "pill" }, STATUS[hand.status] ? STATUS[hand.status]() : hand.status),
-        shown ? totalBadge(hand.total) : null,
+        shown ? totalBadge(hand.total, hand.cards) : null,
         chips !== null ? h("span", { class: "muted" }, countText(chips, "chips")) : null,
       ),
       ctx.cards.cardsElement(hand.cards || [], hand.hidden || 0),
@@ -128,7 +128,7 @@ function duel(view, ctx) {
         "div",
         { class: "hand-head" },
         h("span", {}, t("Карты банкира")),
-        current.banker_cards.length ? totalBadge(current.banker_total) : h("span", { class: "muted" }, t("ещё нет")),
+        current.banker_cards.length ? totalBadge(current.banker_total, current.banker_cards) : h("span", { class: "muted" }, t("ещё нет")),
       ),
       current.banker_cards.length ? ctx.cards.cardsElement(current.banker_cards, 0) : null,
     ),
@@ -163,7 +163,7 @@ function lastDuel(view, state, ctx) {
       h(
         "div",
         { class: "hand" },
-        h("div", { class: "hand-head" }, h("span", {}, ctx.seatName(player.seat)), totalBadge(player.total)),
+        h("div", { class: "hand-head" }, h("span", {}, ctx.seatName(player.seat)), totalBadge(player.total, player.cards)),
         ctx.cards.cardsElement(player.cards, 0),
       ),
       banker
@@ -174,7 +174,7 @@ function lastDuel(view, state, ctx) {
               "div",
               { class: "hand-head" },
               h("span", {}, fmt(t("Банкир %(name)s"), { name: ctx.seatName(banker.seat) })),
-              banker.cards.length ? totalBadge(banker.total) : h("span", { class: "muted" }, t("не брал карт")),
+              banker.cards.length ? totalBadge(banker.total, banker.cards) : h("span", { class: "muted" }, t("не брал карт")),
             ),
             ctx.cards.cardsElement(banker.cards, 0),
           )

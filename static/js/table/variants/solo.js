@@ -4,7 +4,7 @@
 // and the card zoom («−»/«+», 80–120 %, remembered in localStorage).
 
 import { fill, fmt, formatNumber, h, signed, t } from "../dom.js";
-import { amountText, countText, reasonText, seatName, yourResult } from "../text.js";
+import { amountText, countText, reasonHeadline, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 const ZOOM_KEY = "twentyone:solo:zoom";
 const ZOOM_MIN = 80;
@@ -52,14 +52,14 @@ function coins(n) {
   return fmt(t("%(n)s мон."), { n });
 }
 
-function totalBadge(total) {
+function totalBadge(total, cards) {
   const classes = ["total"];
   if (total > 21) classes.push("bust");
   if (total === 21) classes.push("twenty-one");
-  return h("span", { class: classes.join(" ") }, String(total));
+  return h("span", { class: classes.join(" ") }, totalText(total, cards));
 }
 
-function handBlock(title, cardsRow, total, key, extra = null) {
+function handBlock(title, cardsRow, total, key, extra = null, cards = null) {
   return h(
     "section",
     { class: `hand solo-${key}`, dataset: { hand: key } },
@@ -68,7 +68,7 @@ function handBlock(title, cardsRow, total, key, extra = null) {
       { class: "hand-head" },
       h("h3", {}, title),
       typeof total === "number"
-        ? h("span", { class: "hand-total" }, h("span", { class: "visually-hidden" }, t("Очки:")), " ", totalBadge(total))
+        ? h("span", { class: "hand-total" }, h("span", { class: "visually-hidden" }, t("Очки:")), " ", totalBadge(total, cards))
         : null,
       extra,
     ),
@@ -88,7 +88,7 @@ function resultLine(view, playerName, mine) {
     { class: `solo-result ${won ? "won" : "lost"}`, role: "status", dataset: { outcome: result.outcome } },
     h("strong", { class: "result-who" }, who),
     h("span", { class: "result-delta" }, amountText(result.delta, "coins")),
-    h("span", { class: "result-reason" }, reasonText(result.reason)),
+    h("span", { class: "result-reason" }, reasonHeadline(result.reason)),
   );
 }
 
@@ -151,13 +151,14 @@ function table(view, ctx, zoomBar) {
   return h(
     "div",
     { class: "solo-table" },
-    handBlock(t("Банкир"), bankerRow, banker.hidden ? null : banker.total, "banker"),
+    handBlock(t("Банкир"), bankerRow, banker.hidden ? null : banker.total, "banker", null, banker.cards),
     handBlock(
       ctx.me === view.player ? t("Ваши карты") : fmt(t("Карты: %(name)s"), { name: playerName }),
       handRow,
       view.hand && view.hand.cards.length ? view.hand.total : null,
       "player",
       zoomBar,
+      view.hand ? view.hand.cards : null,
     ),
     view.phase === "over" || view.game_over ? resultLine(view, playerName, ctx.me === view.player) : null,
     gameOverLine(view),
