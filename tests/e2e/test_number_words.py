@@ -81,6 +81,9 @@ RESULTS = """async () => {
       [{seat: 'u1', outcome: 'win', delta: 100, total: 19}, {seat: 'dealer', total: 23}],
       'u1', 'points'),
     count: text.countText(10000, 'chips'),
+    golden: text.totalText(21, ['AS', 'AH']),
+    bust: text.totalText(23, ['TS', 'KH', '9C']),
+    bustReason: text.reasonHeadline('bust'),
   };
 }"""
 
@@ -101,6 +104,9 @@ RESULTS = """async () => {
                 "sat": "Вы садитесь за стол",
                 "hands": "Вы выиграли +100 очков — перебор у дилера",
                 "count": f"10{NBSP}000 фишек",
+                "golden": "Золотое очко!",
+                "bust": "23, перебор",
+                "bustReason": "Перебор",
             },
         ),
         (
@@ -116,6 +122,9 @@ RESULTS = """async () => {
                 "sat": "You sit down at the table",
                 "hands": "You won +100 points — dealer busts",
                 "count": "10,000 chips",
+                "golden": "Golden point!",
+                "bust": "23, bust",
+                "bustReason": "Bust",
             },
         ),
     ],
@@ -129,5 +138,32 @@ def test_the_viewers_own_results_read_in_the_second_person_with_the_amount(
         page.goto("/")
         got = page.evaluate(RESULTS)
         assert {key: value.replace("\u202f", NBSP) for key, value in got.items()} == expected
+    finally:
+        context.close()
+
+
+def test_server_rendered_times_are_shown_in_the_browsers_time_zone(
+    browser: Any, daphne_server: Any, transactional_db: None
+) -> None:
+    from tests.e2e.table_helpers import log_in, make_player
+
+    make_player("vremya")  # the welcome chips are the first entry of the chips page
+    context = browser.new_context(
+        base_url=daphne_server.url, locale="ru-RU", timezone_id="Asia/Vladivostok"
+    )
+    try:
+        page = context.new_page()
+        log_in(page, "vremya")
+        page.goto("/chips/")
+        stamp = page.locator("time[data-local]").first
+        stamp.wait_for()
+        page.wait_for_function(
+            """() => {
+              const el = document.querySelector('time[data-local]');
+              const want = new Intl.DateTimeFormat('ru', {dateStyle: 'short', timeStyle: 'short',
+                timeZone: 'Asia/Vladivostok'}).format(new Date(el.getAttribute('datetime')));
+              return el.textContent === want;
+            }"""
+        )
     finally:
         context.close()
