@@ -10,6 +10,7 @@ from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 from django.utils.translation import gettext as _
 
 from accounts.models import Account
+from accounts.templatetags.numbers import number
 from tables.models import Seat, Table
 from tables.parts import Parts
 from tables.variants import VARIANTS
@@ -224,7 +225,7 @@ def join_state(table: dict[str, Any], me: dict[str, Any] | None) -> dict[str, An
         return _refused(
             "below_entry_limit",
             _("Нужно не меньше %(limit)s фишек, у вас %(balance)s.")
-            % {"limit": table["entry_limit"], "balance": me["balance"]},
+            % {"limit": number(table["entry_limit"]), "balance": number(me["balance"])},
         )
     if table["seats_taken"] >= table["seat_count"]:
         return _refused("table_full", _("Свободных мест нет."))

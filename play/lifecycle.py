@@ -46,6 +46,12 @@ _DEAD_ENDS = {"no_banker", "nobody_can_hold_the_bank", "no_ponter_can_bet"}
 _MIN_PLAYERS = {CLASSIC: 2, SALON: 2, BANKER36: 2, SOLO: 1, BLACKJACK: 1}
 
 
+def min_players(variant: str) -> int:
+    """The fewest seats (AI seats count) a game of `variant` needs; the table page says
+    how many more it waits for by this number."""
+    return _MIN_PLAYERS[variant]
+
+
 def maybe_autostart(table: Table, now: datetime.datetime) -> None:
     """Start when enough players sit and every seated person has said they are ready."""
     if playing_game(table) is not None or table.next_game_at is not None:

@@ -5,6 +5,8 @@
 // an entry-limit filter, lobby.json) give them, says when a part of lobby.json could not
 // be built, and fits the «Открыть стол» form to the chosen variant.
 
+import { formatNumber } from "./table/dom.js";
+
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 // Callers pass the translated text, t("…"), so that makemessages finds the msgid.
 const fmt = (text, values) =>
@@ -87,8 +89,8 @@ function joinState(table, viewer) {
     return refused(
       "below_entry_limit",
       fmt(t("Нужно не меньше %(limit)s фишек, у вас %(balance)s."), {
-        limit: table.entry_limit,
-        balance: viewer.balance,
+        limit: formatNumber(table.entry_limit),
+        balance: formatNumber(viewer.balance),
       }),
     );
   }
@@ -171,7 +173,7 @@ function updateRow(tr, table, join) {
   setText(cell("variant"), table.variant_name);
   setText(cell("seats"), `${table.seats_taken}/${table.seat_count}`);
   setText(cell("stakes"), table.stakes);
-  setText(cell("limit"), table.entry_limit ? String(table.entry_limit) : "—");
+  setText(cell("limit"), table.entry_limit ? formatNumber(table.entry_limit) : "—");
   const [status, statusText] = statusOf(table);
   let badge = cell("status").querySelector(".status");
   if (!badge) {

@@ -6,12 +6,34 @@
 // or import { refreshChips, showChips } from "/static/js/site.js".
 // A page shown again from the back/forward cache, or after being hidden, refetches it.
 
+import { formatNumber } from "./table/dom.js";
+
 const badge = () => document.querySelector(".chips-badge");
 
+/** The page's one number format (static/js/table/dom.js): «10 000», "10,000". */
 function formatChips(value) {
-  const lang = document.documentElement.lang || "ru";
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: 0 }).format(value);
+  return formatNumber(value);
 }
+
+// --- one time zone for every time shown (issue 20): the player's browser's ---------------
+// The server writes <time datetime="…ISO…" data-local="short|long">its own rendering</time>;
+// this rewrites the text in the browser's zone and the page's language.
+
+/** Rewrite every server-rendered <time data-local> in the browser's time zone. */
+export function localiseTimes(root = document) {
+  const lang = document.documentElement.lang || undefined;
+  const formats = {
+    short: new Intl.DateTimeFormat(lang, { dateStyle: "short", timeStyle: "short" }),
+    long: new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "medium" }),
+  };
+  for (const element of root.querySelectorAll("time[datetime][data-local]")) {
+    const moment = new Date(element.getAttribute("datetime"));
+    if (Number.isNaN(moment.getTime())) continue;
+    element.textContent = (formats[element.dataset.local] || formats.short).format(moment);
+  }
+}
+
+localiseTimes();
 
 /** Show a balance in the header (a whole number of chips). */
 export function showChips(balance) {

@@ -191,7 +191,9 @@ def test_the_lobby_follows_other_players_opening_tables_and_taking_seats(
     dear = row(page, "Дорогой стол")
     dear.wait_for()
     assert dear.get_by_role("button", name=re.compile("^Сесть")).is_disabled()
-    assert dear.locator(".why").inner_text() == "Нужно не меньше 20000 фишек, у вас 10000."
+    assert (
+        dear.locator(".why").inner_text() == "Нужно не меньше 20\u00a0000 фишек, у вас 10\u00a0000."
+    )
     # The counts are the server's: they follow with lobby.json, asked after the change.
     count_is(page, "banker36", 2)
 
@@ -329,7 +331,9 @@ def test_join_buttons_say_why_and_lead_to_the_table(
     wait_live(page)
     rich = row(page, "Банк для богатых")
     assert rich.get_by_role("button", name=re.compile("^Сесть")).is_disabled()
-    assert rich.locator(".why").inner_text() == "Нужно не меньше 5000 фишек, у вас 4000."
+    assert (
+        rich.locator(".why").inner_text() == "Нужно не меньше 5\u00a0000 фишек, у вас 4\u00a0000."
+    )
     assert page.locator(".chips-badge").inner_text().replace("\u00a0", " ").endswith("4 000")
     join = row(page, "Салон для всех").get_by_role("link", name=re.compile("^Сесть"))
     assert join.get_attribute("href") == f"/tables/{open_table.pk}/?sit=1"

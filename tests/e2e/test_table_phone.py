@@ -192,8 +192,9 @@ def setup_banker36(browser: Any, url: str, size: tuple[int, int]) -> tuple[Table
 
 
 def setup_salon(browser: Any, url: str, size: tuple[int, int]) -> tuple[Table, list[Player]]:
-    # Two players; both say «Готов». The seat on the banker's right cuts (on the way, see
-    # find_decision), then bets as the ponter, with both of his cards dealt.
+    # Two players: the guest says «Готов», the host starts. The seat on the banker's right
+    # cuts (on the way, see find_decision), then bets as the ponter, with both of his cards
+    # dealt.
     players = []
     host = make_player("anna")
     make_player("boris")
@@ -210,8 +211,9 @@ def setup_salon(browser: Any, url: str, size: tuple[int, int]) -> tuple[Table, l
         player = open_player(browser, url, name, size)
         open_table(player.page, table.pk, sit=True)
         players.append(player)
-    for player in players:
-        ready(player)
+    # boris says «Готов»; the host, anna, has «Начать игру» (one way to start each).
+    ready(players[1])
+    press_in_place(players[0].page, '#table-controls button[data-control="start"]')
     return table, players
 
 

@@ -176,16 +176,24 @@ def test_a_new_player_plays_a_solo_round_keeps_the_bet_over_a_reload_and_the_zoo
     outcome = game.state["result"]
     assert result.get_attribute("data-outcome") == outcome["outcome"]
     text = result.inner_text()
-    assert ("Выиграл банкир" in text) == (outcome["outcome"] == "loss")
+    # The player's own result in the second person, with the amount and its unit.
+    assert ("Вы проиграли" in text) == (outcome["outcome"] == "loss")
+    assert ("Вы выиграли" in text) == (outcome["outcome"] == "win")
     assert str(abs(outcome["delta"])) in text
     assert number(stat(page, "coins")) == game.state["coins"]
     assert number(stat(page, "bank")) == game.state["bank"]
     assert stat(page, "bet") == "—"
     assert action_button(page, "next_round").is_visible()
+    # After the round the turn line says what comes next, not «Ваш ход»; the log names the
+    # player «Вы», never by their own user name.
+    assert page.locator("#turn").inner_text() == "Раздача окончена: нажмите «Следующая раздача»"
+    log_texts = page.locator("#log li").all_inner_texts()
+    assert any(re.search(r"Вы (вы|про)играли [+−]\d+ монет", line) for line in log_texts), log_texts
+    assert not any("solist" in line for line in log_texts), log_texts
     assert any("хватит" in line for line in page.locator("#log li").all_inner_texts())
     # The live region said it for screen readers.
     page.wait_for_function(
-        "() => /Выиграл/.test(document.getElementById('announce').textContent)",
+        "() => /Вы (вы|про)играли/.test(document.getElementById('announce').textContent)",
         timeout=TIMEOUT_MS,
     )
     shoot(page, "table-solo-result")

@@ -62,9 +62,47 @@ export function clockText(ms) {
   return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
-/** A signed amount: "+50", "−20" (a real minus sign), "0". */
+/** A signed amount: "+50", "−20" (a real minus sign), "0"; kept as an alias of formatSigned. */
 export function signed(value) {
-  if (value > 0) return `+${value}`;
-  if (value < 0) return `\u2212${Math.abs(value)}`;
-  return "0";
+  return formatSigned(value);
+}
+
+// ---- One number format for the whole page (issue 20: «10 000», a true minus, «+25») ----
+
+function pageLanguage() {
+  return document.documentElement.lang || undefined;
+}
+
+/** A whole number in the page's language: «10 000» (ru), "10,000" (en), a true minus «−». */
+export function formatNumber(value) {
+  const text = new Intl.NumberFormat(pageLanguage(), { maximumFractionDigits: 0 }).format(
+    Number(value || 0),
+  );
+  return unify(text);
+}
+
+// A true minus, and the one no-break space the server writes too (Chromium's Russian
+// grouping may use a narrow one).
+function unify(text) {
+  return text.replace(/-/g, "\u2212").replace(/\u202f/g, "\u00a0");
+}
+
+/** A signed amount in the page's language: «+25», «−10 000», «0». */
+export function formatSigned(value) {
+  const text = new Intl.NumberFormat(pageLanguage(), {
+    maximumFractionDigits: 0,
+    signDisplay: "exceptZero",
+  }).format(Number(value || 0));
+  return unify(text);
+}
+
+/**
+ * The plural form for `count` by the page language's own rule (Intl.PluralRules), because
+ * the msgids are Russian and there is no Russian catalogue: Django's ngettext would fall
+ * back to the two-form rule. `forms` maps Intl categories to words:
+ * plural(3, {one: t(…), few: t(…), many: t(…)}) picks the «few» word («карты»).
+ */
+export function plural(count, forms) {
+  const category = new Intl.PluralRules(pageLanguage()).select(Number(count));
+  return forms[category] ?? forms.other ?? forms.many ?? forms.one;
 }

@@ -9,7 +9,7 @@ import * as cards from "../cards.js";
 import { createAlerts } from "./alerts.js";
 import { createCoach } from "./coach.js";
 import { randomToken, TableSocket } from "./connection.js";
-import { clockText, fill, fmt, h, t } from "./dom.js";
+import { clockText, fill, fmt, formatNumber, h, plural, t } from "./dom.js";
 import { dockCoversFelt, mountLandscape } from "./landscape.js";
 import { mountZoom } from "./zoom.js";
 import {
@@ -302,7 +302,7 @@ function describe(event) {
       console.error(error);
     }
   }
-  return text || describeEvent(event, frame.table);
+  return text || describeEvent(event, frame.table, me());
 }
 
 // --- applying a frame --------------------------------------------------------------------
@@ -429,7 +429,7 @@ function renderStatus() {
   } else if (table.next_game_at) {
     text = fmt(t("Следующая игра через %(left)s"), { left: clockText(table.next_game_at - now()) });
   } else if (!playing() && me() && config.variant !== "solo" && config.variant !== "classic") {
-    text = t("Игра начнётся, когда за столом достаточно игроков и все нажали «Готов».");
+    text = startText();
   } else if (!playing() && !me() && !table.seats.length) {
     text = t("За столом пока никого нет.");
   }
@@ -565,7 +565,11 @@ function renderTurn(before) {
   const game = frame.game;
   const turn = playing() && game.view ? game.view.turn : null;
   ui.turn.classList.toggle("mine", Boolean(turn && turn === me()));
-  if (turn && turn === me()) {
+  const next = turn && turn === me() ? betweenRoundsText(game.view) : null;
+  if (next) {
+    // The round is over: say what comes next rather than «Ваш ход» (issue 20).
+    ui.turn.textContent = next;
+  } else if (turn && turn === me()) {
     ui.turn.textContent = t("Ваш ход");
     const wasMine =
       before && before.game && before.game.status === "playing" && before.game.view && before.game.view.turn === me();
@@ -581,6 +585,18 @@ function renderTurn(before) {
     ui.turn.textContent = "";
   }
   tickClock();
+}
+
+// Actions offered only between rounds (solo's «Следующая раздача», «Новая игра»).
+const BETWEEN_ROUNDS = new Set(["next_round", "new_game", "restart"]);
+
+/** What comes next when the viewer's only choices are between rounds, or null. */
+function betweenRoundsText(view) {
+  const actions = (view.actions || []).map((action) => action.action);
+  if (!actions.length || !actions.every((action) => BETWEEN_ROUNDS.has(action))) return null;
+  if (actions.includes("next_round") && !view.game_over) return t("Раздача окончена: нажмите «Следующая раздача»");
+  if (actions.includes("new_game")) return t("Игра окончена: нажмите «Новая игра»");
+  return null;
 }
 
 function tickClock() {
@@ -759,6 +775,60 @@ function mayStart() {
   return Boolean(host || config.staff || trainee);
 }
 
+// --- one way to start (issue 20), mirroring play/lifecycle.py ----------------------------------
+// A game starts by itself once at least `config.min_players` seats (AI seats count) are taken
+// and every seated person has said «Готов» (maybe_autostart); the host — or, at blackjack,
+// a seated player — may start it at any time with «Начать игру» (moves.game_start). At
+// classic the host starts the match from the classic panel, with its length.
+
+/** Whether the viewer starts the game by hand: the host, or a training table's player. */
+function startsByHand() {
+  if (config.variant === "classic" || config.variant === "solo") return false; // their own ways
+  const host = Boolean(config.user && frame.table.host === config.user);
+  return host || (config.variant === "blackjack" && Boolean(me()));
+}
+
+/** Seats still missing for a game to start (seats that are leaving do not count). */
+function missingPlayers() {
+  const seated = frame.table.seats.filter((seat) => !seat.leaving).length;
+  return Math.max(0, (config.min_players || 1) - seated);
+}
+
+const PLAYERS = () => ({ one: t("игрок"), few: t("игрока"), many: t("игроков"), other: t("игрока") });
+// «ждём ещё 1 игрока / 2 игроков»: the accusative.
+const PLAYERS_WAITED = () => ({ one: t("игрока"), few: t("игроков"), many: t("игроков"), other: t("игроков") });
+
+function playersText(count, forms) {
+  return fmt(t("%(amount)s %(unit)s"), { amount: formatNumber(count), unit: plural(count, forms()) });
+}
+
+/** The status line before a game: what happens next and when. */
+function startText() {
+  const table = frame.table;
+  const missing = missingPlayers();
+  if (startsByHand()) {
+    if (missing) return fmt(t("Для игры нужно ещё %(players)s за столом."), { players: playersText(missing, PLAYERS) });
+    return t("Игра начнётся, когда вы нажмёте «Начать игру».");
+  }
+  if (missing) {
+    return fmt(t("Игра начнётся, когда за стол сядет ещё %(players)s и все нажмут «Готов»."), {
+      players: playersText(missing, PLAYERS),
+    });
+  }
+  const people = table.seats.filter((seat) => !seat.ai && !seat.leaving);
+  const unready = people.filter((seat) => !seat.ready);
+  const hostSeat = table.host ? people.find((seat) => seat.name === table.host) : null;
+  if (hostSeat && unready.length === 1 && unready[0] === hostSeat) {
+    return fmt(t("Все готовы: игру начнёт ведущий (%(host)s) кнопкой «Начать игру»."), { host: table.host });
+  }
+  const mine = unready.find((seat) => seat.id === me());
+  if (mine && unready.length === 1) return t("Игра начнётся, как только вы нажмёте «Готов».");
+  const waiting = fmt(t("Игра начнётся, когда все нажмут «Готов» — ждём ещё %(players)s."), {
+    players: playersText(unready.length, PLAYERS_WAITED),
+  });
+  return table.host ? `${waiting} ${t("Ведущий может начать её и раньше.")}` : waiting;
+}
+
 /** The host (or staff) may close an open table; once its close is scheduled (chips in
  * play, docs/protocol.md §9.8) there is nothing more to send. */
 function mayClose() {
@@ -797,6 +867,7 @@ function renderControls() {
     playing: playing(),
     inGame: frame.you.in_game,
     start: mayStart(),
+    missing: missingPlayers(),
     free: table.seats.length < table.seat_count,
     close: mayClose(),
     closing: table.closing,
@@ -812,15 +883,17 @@ function renderControls() {
       controlButton("sit", t("Сесть за стол"), () => send("sit", config.invite ? { invite: config.invite } : {}), "primary"),
     );
   }
-  if (me() && config.variant !== "solo" && !frame.you.in_game && !table.pending && table.status === "open") {
+  // One way to start (issue 20): the host (or a training table's player) has «Начать игру»,
+  // everyone else «Готов»; the status line says what happens next.
+  if (me() && config.variant !== "solo" && !frame.you.in_game && !table.pending && table.status === "open" && !startsByHand()) {
     if (seat && seat.ready) {
       items.push(controlButton("unready", t("Не готов"), () => send("ready", { ready: false })));
     } else {
       items.push(controlButton("ready", t("Готов"), () => send("ready", { ready: true }), "primary"));
     }
   }
-  if (mayStart()) {
-    items.push(controlButton("start", t("Начать игру"), () => send("start")));
+  if (mayStart() && missingPlayers() === 0) {
+    items.push(controlButton("start", t("Начать игру"), () => send("start"), startsByHand() ? "primary" : ""));
   }
   if (me()) {
     items.push(controlButton("stand", t("Встать из-за стола"), () => send("stand")));

@@ -3,7 +3,7 @@
 // module may describe an event itself (its `describe` export); these are the defaults.
 
 import { cardName } from "../cards.js";
-import { fmt, signed, t } from "./dom.js";
+import { fmt, formatNumber, formatSigned, plural, signed, t } from "./dom.js";
 
 /** The action bar's labels (Russian msgids). */
 export function actionLabel(action) {
@@ -72,12 +72,29 @@ export function reasonText(reason) {
       golden_point: t("золотое очко"),
       twenty_one: t("двадцать одно"),
       banker_bust: t("перебор у банкира"),
+      dealer_bust: t("перебор у дилера"),
       higher: t("больше очков"),
       tie_to_banker: t("равные очки — в пользу банкира"),
       lower: t("меньше очков"),
       timeout: t("время вышло"),
     }[reason] || reason
   );
+}
+
+/** A hand's total as the player reads it: «Золотое очко!» for two aces (36-card games),
+ * «23, перебор» over 21, else the number (issue 20: one word for each, everywhere). */
+export function totalText(total, cards = null) {
+  const codes = cards || [];
+  if (codes.length === 2 && codes.every((code) => String(code)[0] === "A")) return t("Золотое очко!");
+  if (total > 21) return fmt(t("%(total)s, перебор"), { total });
+  return String(total);
+}
+
+/** The reason of a result said on its own (capitalised): «Перебор», «Золотое очко!». */
+export function reasonHeadline(reason) {
+  if (reason === "bust") return t("Перебор");
+  if (reason === "golden_point") return t("Золотое очко!");
+  return reasonText(reason);
 }
 
 function cardList(codes) {
@@ -94,9 +111,14 @@ function withTotal(text, total) {
  * The generic text of one event for the log and the live region, or null for events
  * not worth a line. `table` names the seats.
  */
-export function describeEvent(event, table) {
+export function describeEvent(event, table, me = null) {
   const name = (id) => seatName(id, table);
-  const who = name(event.seat);
+  if (me) {
+    const mine = describeMine(event, me);
+    if (mine) return mine;
+  }
+  // «Вы» rather than the viewer's own user name in the lines that name a seat before a colon.
+  const who = me && event.seat === me ? t("Вы") : name(event.seat);
   switch (event.type) {
     case "sat_down":
       return fmt(t("%(name)s садится за стол"), { name: who });
@@ -201,7 +223,7 @@ export function describeEvent(event, table) {
         ? fmt(t("%(name)s пропускает: время вышло"), { name: who })
         : fmt(t("%(name)s пропускает раздачу"), { name: who });
     case "settle":
-      return describeSettle(event, name);
+      return describeSettle(event, name, me);
     case "finished":
       return t("Игра окончена");
     case "stuk":
@@ -241,8 +263,65 @@ export function describeEvent(event, table) {
   }
 }
 
-function describeSettle(event, name) {
+/** The viewer's own events in the second person (issue 20: never their user name for
+ * «you»), or null to use the generic line. `me` is the viewer's seat id. */
+function describeMine(event, me) {
+  const own = event.seat === me;
+  switch (event.type) {
+    case "sat_down":
+      return own ? t("Вы садитесь за стол") : null;
+    case "stood_up":
+      if (!own) return null;
+      return event.reason === "away" ? t("Вас нет на связи: место освобождено") : t("Вы встаёте из-за стола");
+    case "leaving":
+      return own ? t("Вы уходите после этой игры") : null;
+    case "client_seed":
+      return own ? t("Ваш ключ принят") : null;
+    case "turn":
+      return own ? t("Ваш ход") : null;
+    case "deal":
+      if (!own || event.hole || event.face_down) return null;
+      if (event.card) {
+        return withTotal(fmt(t("Вы получаете карту: %(card)s"), { card: cardName(event.card) }), event.total);
+      }
+      if (event.cards) return fmt(t("Вы получаете карты: %(cards)s"), { cards: cardList(event.cards) });
+      return t("Вы получаете карту");
+    case "reveal":
+      if (!own) return null;
+      if (event.card) {
+        return withTotal(fmt(t("Вы открываете карту: %(card)s"), { card: cardName(event.card) }), event.total);
+      }
+      if (event.cards) {
+        return withTotal(fmt(t("Вы открываете карты: %(cards)s"), { cards: cardList(event.cards) }), event.total);
+      }
+      return null;
+    case "hand_over":
+    case "hand_end":
+      return own ? t("Ваша рука закрыта") : null;
+    case "sit_out":
+      if (!own) return null;
+      return event.reason === "timeout" ? t("Вы пропускаете: время вышло") : t("Вы пропускаете раздачу");
+    case "cut":
+      return own && event.by !== "server" ? t("Вы снимаете колоду") : null;
+    case "bank_open":
+      return event.banker === me ? fmt(t("Вы держите банк: %(bank)s"), { bank: event.bank }) : null;
+    case "collect":
+      return event.banker === me ? fmt(t("Вы забираете банк: %(amount)s"), { amount: event.amount }) : null;
+    case "lot":
+      return own ? t("Банк по жребию достаётся вам") : null;
+    case "bank":
+      return own ? t("Банк переходит к вам") : null;
+    case "remove":
+      return event.target === me ? t("Вы выбываете из партии") : null;
+    default:
+      return null;
+  }
+}
+
+function describeSettle(event, name, me) {
   if (event.seat && event.outcome) {
+    // The viewer's own result in the second person (issue 20): «Вы выиграли +25 — …».
+    if (me && event.seat === me) return yourResult(event.outcome, event.delta, null, event.reason);
     const parts = [
       fmt(t("%(name)s: %(outcome)s %(delta)s"), {
         name: name(event.seat),
@@ -256,9 +335,67 @@ function describeSettle(event, name) {
   const hands = (event.hands || []).filter((hand) => hand.outcome);
   if (!hands.length) return t("Итог раздачи");
   const list = hands.map((hand) =>
-    fmt(t("%(name)s %(delta)s"), { name: name(hand.seat), delta: signed(hand.delta) }),
+    fmt(t("%(name)s %(delta)s"), { name: handOwner(hand.seat, name, me), delta: signed(hand.delta) }),
   );
   return fmt(t("Итог раздачи: %(list)s"), { list: list.join(", ") });
+}
+
+// ---- Results in the second person, with the amount and its unit (issue 20) ----
+
+/** The unit words by the glossary: solo's coins, the account's chips, classic's points.
+ * `other` is the English plural (Intl's Russian rules use it only for fractions). */
+const UNIT_FORMS = {
+  coins: () => ({ one: t("монета"), few: t("монеты"), many: t("монет"), other: t("монеты") }),
+  chips: () => ({ one: t("фишка"), few: t("фишки"), many: t("фишек"), other: t("фишки") }),
+  points: () => ({ one: t("очко"), few: t("очка"), many: t("очков"), other: t("очка") }),
+};
+
+/** A signed amount with its unit in the right plural form: «+25 монет», «−1 фишка»,
+ * «+3 очка»; just «+25» without a unit. */
+export function amountText(delta, unit) {
+  const forms = UNIT_FORMS[unit];
+  if (!forms) return formatSigned(delta);
+  return fmt(t("%(amount)s %(unit)s"), { amount: formatSigned(delta), unit: plural(Math.abs(delta), forms()) });
+}
+
+/** The viewer's own result: «Вы выиграли +25 монет — перебор у банкира», «Вы проиграли
+ * −50», «Ничья». `reason` (a settle reason) is added after a dash when known. */
+export function yourResult(outcome, delta, unit, reason) {
+  let text;
+  if (outcome === "win") text = fmt(t("Вы выиграли %(amount)s"), { amount: amountText(delta, unit) });
+  else if (outcome === "loss" || outcome === "lose") {
+    text = fmt(t("Вы проиграли %(amount)s"), { amount: amountText(delta, unit) });
+  } else if (outcome === "push") text = t("Ничья");
+  else text = amountText(delta, unit);
+  return reason ? `${text} — ${reasonText(reason)}` : text;
+}
+
+/** An unsigned count with its unit: «950 монет», «21 монета», «1 фишка». */
+export function countText(count, unit) {
+  const forms = UNIT_FORMS[unit];
+  const number = formatNumber(count);
+  return forms ? fmt(t("%(amount)s %(unit)s"), { amount: number, unit: plural(Math.abs(count), forms()) }) : number;
+}
+
+/**
+ * The viewer's own line from a settle event's `hands` (salon, classic: every hand with its
+ * outcome and delta; the banker's or dealer's hand without an outcome), or null when the
+ * viewer had no hand. The reason is a bust, theirs or the house's, when there was one.
+ */
+export function yourHandResult(hands, me, unit) {
+  const list = hands || [];
+  const mine = me ? list.find((hand) => hand.seat === me && hand.outcome) : null;
+  if (!mine) return null;
+  const house = list.find((hand) => !hand.outcome && hand.seat !== me);
+  let reason = null;
+  if (mine.outcome === "loss" && mine.total > 21) reason = "bust";
+  else if (mine.outcome === "win" && house && house.total > 21) reason = house.seat === "dealer" ? "dealer_bust" : "banker_bust";
+  return yourResult(mine.outcome, mine.delta, unit, reason);
+}
+
+/** A seat in a list of results: «вы» for the viewer's own, the seat's name otherwise. */
+export function handOwner(seat, name, me) {
+  return me && seat === me ? t("вы") : name(seat);
 }
 
 /** Events whose line is also said in the live region (cards, totals, turns, results). */

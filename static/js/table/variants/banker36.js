@@ -4,7 +4,7 @@
 // banker's cards, and the offered bets as buttons (1×, 2×, 5×, ва-банк).
 
 import { fill, fmt, h, signed, t } from "../dom.js";
-import { outcomeWord, reasonText, seatName } from "../text.js";
+import { countText, outcomeWord, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 export const shortcuts = { hit: "H", stand: "S" };
 
@@ -16,11 +16,11 @@ const STATUS = {
   unplayed: () => t("не сыграл"),
 };
 
-function totalBadge(total) {
+function totalBadge(total, cards = null) {
   const classes = ["total"];
   if (total > 21) classes.push("bust");
   if (total === 21) classes.push("twenty-one");
-  return h("span", { class: classes.join(" ") }, String(total));
+  return h("span", { class: classes.join(" ") }, totalText(total, cards));
 }
 
 function chipsOf(view, id) {
@@ -35,7 +35,7 @@ export function render(area, state, ctx) {
   if (!view || (pending && game.status !== "playing")) {
     const text = pending
       ? t("Тасуем колоду для нового банка…")
-      : t("Банк откроется, когда за столом двое и больше и все нажали «Готов».");
+      : t("Банк ещё не открыт."); // how it starts: the core's status line (issue 20)
     fill(area, h("p", { class: "felt-empty" }, text), view ? lastDuel(view, state, ctx) : null);
     return;
   }
@@ -86,8 +86,8 @@ function circle(view, state, ctx) {
         h("strong", {}, ctx.seatName(hand.seat)),
         mine ? h("span", { class: "pill" }, t("вы")) : null,
         h("span", { class: "pill" }, STATUS[hand.status] ? STATUS[hand.status]() : hand.status),
-        shown ? totalBadge(hand.total) : null,
-        chips !== null ? h("span", { class: "muted" }, fmt(t("%(n)s фишек"), { n: chips })) : null,
+        shown ? totalBadge(hand.total, hand.cards) : null,
+        chips !== null ? h("span", { class: "muted" }, countText(chips, "chips")) : null,
       ),
       ctx.cards.cardsElement(hand.cards || [], hand.hidden || 0),
     );
@@ -128,7 +128,7 @@ function duel(view, ctx) {
         "div",
         { class: "hand-head" },
         h("span", {}, t("Карты банкира")),
-        current.banker_cards.length ? totalBadge(current.banker_total) : h("span", { class: "muted" }, t("ещё нет")),
+        current.banker_cards.length ? totalBadge(current.banker_total, current.banker_cards) : h("span", { class: "muted" }, t("ещё нет")),
       ),
       current.banker_cards.length ? ctx.cards.cardsElement(current.banker_cards, 0) : null,
     ),
@@ -148,11 +148,13 @@ function lastDuel(view, state, ctx) {
     h(
       "p",
       {},
-      fmt(t("%(name)s: %(outcome)s %(delta)s"), {
-        name: ctx.seatName(player.seat),
-        outcome: outcomeWord(player.outcome),
-        delta: signed(player.delta),
-      }),
+      player.seat === ctx.me
+        ? yourResult(player.outcome, player.delta, "chips", player.total > 21 ? "bust" : null)
+        : fmt(t("%(name)s: %(outcome)s %(delta)s"), {
+            name: ctx.seatName(player.seat),
+            outcome: outcomeWord(player.outcome),
+            delta: signed(player.delta),
+          }),
       typeof last.bank === "number" ? " · " + fmt(t("банк %(bank)s"), { bank: last.bank }) : "",
     ),
     h(
@@ -161,7 +163,7 @@ function lastDuel(view, state, ctx) {
       h(
         "div",
         { class: "hand" },
-        h("div", { class: "hand-head" }, h("span", {}, ctx.seatName(player.seat)), totalBadge(player.total)),
+        h("div", { class: "hand-head" }, h("span", {}, ctx.seatName(player.seat)), totalBadge(player.total, player.cards)),
         ctx.cards.cardsElement(player.cards, 0),
       ),
       banker
@@ -172,7 +174,7 @@ function lastDuel(view, state, ctx) {
               "div",
               { class: "hand-head" },
               h("span", {}, fmt(t("Банкир %(name)s"), { name: ctx.seatName(banker.seat) })),
-              banker.cards.length ? totalBadge(banker.total) : h("span", { class: "muted" }, t("не брал карт")),
+              banker.cards.length ? totalBadge(banker.total, banker.cards) : h("span", { class: "muted" }, t("не брал карт")),
             ),
             ctx.cards.cardsElement(banker.cards, 0),
           )
@@ -191,7 +193,9 @@ function finalLine(view, ctx) {
     h(
       "ul",
       { class: "deltas" },
-      deltas.map(([id, delta]) => h("li", { dataset: { seat: id } }, `${ctx.seatName(id)}: ${signed(delta)}`)),
+      deltas.map(([id, delta]) =>
+        h("li", { dataset: { seat: id } }, `${id === ctx.me ? t("Вы") : ctx.seatName(id)}: ${signed(delta)}`),
+      ),
     ),
   );
 }
@@ -241,7 +245,7 @@ export function seatNote(seat, state) {
   const chips = chipsOf(view, seat.id);
   const parts = [];
   if (view.banker === seat.id && state.game.status === "playing") parts.push(t("банкир"));
-  if (chips !== null) parts.push(fmt(t("%(n)s фишек"), { n: chips }));
+  if (chips !== null) parts.push(countText(chips, "chips"));
   return parts.join(" · ") || null;
 }
 
@@ -259,6 +263,13 @@ export function describe(event, state) {
     case "stuk":
       return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: event.bank });
     case "settle":
+      // The viewer's own duel in the second person (issue 20): «Вы выиграли +25 фишек — …».
+      if (state.you && event.seat === state.you.seat) {
+        return fmt(t("%(result)s; банк %(bank)s"), {
+          result: yourResult(event.outcome, event.delta, "chips", event.reason),
+          bank: event.bank,
+        });
+      }
       return fmt(t("%(name)s: %(outcome)s %(delta)s — %(reason)s; банк %(bank)s"), {
         name: name(event.seat),
         outcome: outcomeWord(event.outcome),

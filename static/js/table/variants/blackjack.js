@@ -17,7 +17,7 @@ function units(value, language) {
   const text = new Intl.NumberFormat(language || undefined, {
     maximumFractionDigits: 1,
     signDisplay: "exceptZero",
-  }).format(number);
+  }).format(number).replace(/-/g, "\u2212"); // a true minus, as formatSigned (dom.js)
   return fmt(t("%(n)s ед."), { n: text });
 }
 

@@ -6,7 +6,7 @@
 // public parts: scoreboard(), roundSummary(), standings(), roundTable().
 
 import { fmt, h, signed } from "../dom.js";
-import { aiLevelName, seatName as seatLabel } from "../text.js";
+import { aiLevelName, handOwner, seatName as seatLabel, yourHandResult } from "../text.js";
 
 const MATCH_LENGTHS = [5, 7, 10];
 const AI_LEVELS = ["easy", "medium", "hard"];
@@ -430,9 +430,13 @@ export function describe(event, state) {
     case "round_start":
       return fmt(gettext("Раздача %(n)s: первым ходит %(name)s"), { n: event.round, name: seatName(state, (event.order || [])[0]) });
     case "settle": {
+      // The viewer's own result first, in the second person (issue 20), then every hand.
+      const me = state.you && state.you.seat;
       const list = (event.hands || []).filter((hand) => hand.seat !== "dealer")
-        .map((hand) => `${seatName(state, hand.seat)} ${signed(hand.delta)}`).join(", ");
-      return fmt(gettext("Итоги раздачи %(n)s: %(list)s"), { n: event.round, list });
+        .map((hand) => `${handOwner(hand.seat, (id) => seatName(state, id), me)} ${signed(hand.delta)}`).join(", ");
+      const summary = fmt(gettext("Итоги раздачи %(n)s: %(list)s"), { n: event.round, list });
+      const yours = yourHandResult(event.hands, me, "points");
+      return yours ? `${yours}. ${summary}` : summary;
     }
     case "remove":
       return fmt(gettext("%(name)s удалён из партии"), { name: seatName(state, event.target) });

@@ -6,8 +6,8 @@
 // range the server offers) and the cut (a slider over the shoe).
 
 import { cardName } from "../../cards.js";
-import { fmt, h, signed } from "../dom.js";
-import { seatName as seatLabel } from "../text.js";
+import { fmt, formatNumber, h, signed } from "../dom.js";
+import { countText, handOwner, seatName as seatLabel, yourHandResult } from "../text.js";
 
 const SHOE_CARDS = 104; // two decks
 
@@ -29,9 +29,9 @@ function totalPill(total) {
   return el("span", { class: classes.join(" "), text: total > 21 ? fmt(gettext("%(total)s, перебор"), { total }) : String(total) });
 }
 
-/** 10 000 rather than 10000, in the page's language. */
+/** 10 000 rather than 10000, in the page's language (the page's one number format). */
 function number(n) {
-  return new Intl.NumberFormat(document.documentElement.lang || undefined).format(n);
+  return formatNumber(n);
 }
 
 function chipsOf(view, seat) {
@@ -96,7 +96,7 @@ function facts(state, view) {
   if (view.banker) {
     add(gettext("Банкомёт"), seatName(state, view.banker), "banker");
     const bank = chipsOf(view, view.banker);
-    if (bank !== null) add(gettext("Банк"), fmt(gettext("%(n)s фишек"), { n: number(bank) }), "bank");
+    if (bank !== null) add(gettext("Банк"), countText(bank, "chips"), "bank");
   }
   const options = view.options || state.table.options || {};
   add(gettext("Ставки"), fmt(gettext("%(min)s–%(max)s"), { min: options.min_bet, max: options.max_bet }), "limits");
@@ -338,10 +338,14 @@ export function describe(event, state) {
     case "reveal":
       return fmt(gettext("У банкомёта %(name)s очко: он забирает все ставки"), { name: name(event.seat) });
     case "settle": {
+      // The viewer's own result first, in the second person (issue 20), then every ponter.
+      const me = state.you && state.you.seat;
       const list = (event.hands || []).filter((hand) => hand.role !== "banker")
-        .map((hand) => `${name(hand.seat)} ${signed(hand.delta)}`).join(", ");
-      return list ? fmt(gettext("Итоги раздачи %(n)s: %(list)s"), { n: event.deal, list })
-        : fmt(gettext("Раздача %(n)s: ставок не было"), { n: event.deal });
+        .map((hand) => `${handOwner(hand.seat, name, me)} ${signed(hand.delta)}`).join(", ");
+      if (!list) return fmt(gettext("Раздача %(n)s: ставок не было"), { n: event.deal });
+      const summary = fmt(gettext("Итоги раздачи %(n)s: %(list)s"), { n: event.deal, list });
+      const yours = yourHandResult(event.hands, me, "chips");
+      return yours ? `${yours}. ${summary}` : summary;
     }
     case "shoe_end":
       return fmt(gettext("Талия кончилась: в шузе осталось %(n)s карт"), { n: event.remaining });
@@ -365,7 +369,7 @@ export function seatNote(seat, state) {
   if (!game || !game.view || game.view.variant !== "salon") return null;
   const chips = chipsOf(game.view, seat.id);
   if (chips === null) return null;
-  const text = fmt(gettext("%(n)s фишек"), { n: number(chips) });
+  const text = countText(chips, "chips");
   return seat.id === game.view.banker ? fmt(gettext("банкомёт, %(chips)s"), { chips: text }) : text;
 }
 

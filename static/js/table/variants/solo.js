@@ -3,8 +3,8 @@
 // banker's and the player's hands with their totals, the last round's result and quick bets
 // (the card zoom is the page's own: static/js/table/zoom.js).
 
-import { fill, fmt, h, signed, t } from "../dom.js";
-import { reasonText, seatName } from "../text.js";
+import { fill, fmt, formatNumber, h, signed, t } from "../dom.js";
+import { amountText, countText, reasonHeadline, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 const QUICK_BETS = [25, 50, 100];
 
@@ -16,14 +16,14 @@ function coins(n) {
   return fmt(t("%(n)s мон."), { n });
 }
 
-function totalBadge(total) {
+function totalBadge(total, cards) {
   const classes = ["total"];
   if (total > 21) classes.push("bust");
   if (total === 21) classes.push("twenty-one");
-  return h("span", { class: classes.join(" ") }, String(total));
+  return h("span", { class: classes.join(" ") }, totalText(total, cards));
 }
 
-function handBlock(title, cardsRow, total, key, extra = null) {
+function handBlock(title, cardsRow, total, key, extra = null, cards = null) {
   return h(
     "section",
     { class: `hand solo-${key}`, dataset: { hand: key } },
@@ -32,7 +32,7 @@ function handBlock(title, cardsRow, total, key, extra = null) {
       { class: "hand-head" },
       h("h3", {}, title),
       typeof total === "number"
-        ? h("span", { class: "hand-total" }, h("span", { class: "visually-hidden" }, t("Очки:")), " ", totalBadge(total))
+        ? h("span", { class: "hand-total" }, h("span", { class: "visually-hidden" }, t("Очки:")), " ", totalBadge(total, cards))
         : null,
       extra,
     ),
@@ -40,17 +40,19 @@ function handBlock(title, cardsRow, total, key, extra = null) {
   );
 }
 
-function resultLine(view, playerName) {
+function resultLine(view, playerName, mine) {
   const result = view.result;
   if (!result) return null;
   const won = result.outcome === "win";
-  const who = won ? fmt(t("Выиграл %(name)s"), { name: playerName }) : t("Выиграл банкир");
+  // The player reads their own result in the second person (issue 20): «Вы выиграли».
+  let who = won ? fmt(t("Выиграл %(name)s"), { name: playerName }) : t("Выиграл банкир");
+  if (mine) who = won ? t("Вы выиграли") : t("Вы проиграли");
   return h(
     "div",
     { class: `solo-result ${won ? "won" : "lost"}`, role: "status", dataset: { outcome: result.outcome } },
     h("strong", { class: "result-who" }, who),
-    h("span", { class: "result-delta" }, fmt(t("%(delta)s монет"), { delta: signed(result.delta) })),
-    h("span", { class: "result-reason" }, reasonText(result.reason)),
+    h("span", { class: "result-delta" }, amountText(result.delta, "coins")),
+    h("span", { class: "result-reason" }, reasonHeadline(result.reason)),
   );
 }
 
@@ -105,14 +107,16 @@ function table(view, ctx) {
   return h(
     "div",
     { class: "solo-table" },
-    handBlock(t("Банкир"), bankerRow, banker.hidden ? null : banker.total, "banker"),
+    handBlock(t("Банкир"), bankerRow, banker.hidden ? null : banker.total, "banker", null, banker.cards),
     handBlock(
       ctx.me === view.player ? t("Ваши карты") : fmt(t("Карты: %(name)s"), { name: playerName }),
       handRow,
       view.hand && view.hand.cards.length ? view.hand.total : null,
       "player",
+      null,
+      view.hand ? view.hand.cards : null,
     ),
-    view.phase === "over" || view.game_over ? resultLine(view, playerName) : null,
+    view.phase === "over" || view.game_over ? resultLine(view, playerName, ctx.me === view.player) : null,
     gameOverLine(view),
   );
 }
@@ -251,8 +255,12 @@ export function seatNote(seat, state) {
 
 export function describe(event, state) {
   if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: event.bank });
-  if (event.type === "bet") return fmt(t("Ставка %(amount)s, осталось %(coins)s монет"), { amount: event.amount, coins: event.coins });
+  if (event.type === "bet") {
+    return fmt(t("Ставка %(amount)s, осталось: %(coins)s"), { amount: formatNumber(event.amount), coins: countText(event.coins, "coins") });
+  }
   if (event.type === "settle") {
+    const me = state.you && state.you.seat;
+    if (me && event.seat === me) return yourResult(event.outcome, event.delta, "coins", event.reason);
     const who =
       event.outcome === "win"
         ? fmt(t("Выиграл %(name)s"), { name: seatName(event.seat, state.table) })

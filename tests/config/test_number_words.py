@@ -1,0 +1,91 @@
+"""Numbers and plural forms on the server, one way in every page (issue 20): the `number`
+and `signed` template filters (accounts/templatetags/numbers.py) and ngettext with the
+project's catalogues, for 0, 1, 2, 5, 11, 21 and 10 000 in Russian and in English."""
+
+from __future__ import annotations
+
+import pytest
+from django.template import Context, Template
+from django.utils import translation
+
+from accounts.templatetags.numbers import number, signed
+
+COUNTS = [0, 1, 2, 5, 11, 21, 10000]
+NBSP = "\u00a0"
+MINUS = "\u2212"
+
+
+@pytest.mark.parametrize(
+    ("language", "numbers", "deltas"),
+    [
+        (
+            "ru",
+            ["0", "1", "2", "5", "11", "21", f"10{NBSP}000"],
+            ["0", "+1", "+2", "+5", "+11", "+21", f"+10{NBSP}000"],
+        ),
+        (
+            "en",
+            ["0", "1", "2", "5", "11", "21", "10,000"],
+            ["0", "+1", "+2", "+5", "+11", "+21", "+10,000"],
+        ),
+    ],
+)
+def test_the_number_filters_group_thousands_by_the_language_and_sign_a_change(
+    language: str, numbers: list[str], deltas: list[str]
+) -> None:
+    with translation.override(language):
+        assert [number(n) for n in COUNTS] == numbers
+        assert [signed(n) for n in COUNTS] == deltas
+        assert [signed(-n) for n in COUNTS] == [d.replace("+", MINUS) for d in deltas]
+        assert number(-10000) == MINUS + numbers[-1]
+        rendered = Template("{% load numbers %}{{ a|number }} {{ b|signed }}").render(
+            Context({"a": 10000, "b": -50})
+        )
+        assert rendered == f"{numbers[-1]} {MINUS}50"
+
+
+def test_the_number_filter_keeps_what_is_not_a_number() -> None:
+    assert number(None) == ""
+    assert number("—") == "—"
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "ru",
+            [
+                "партия из 0 раздач",
+                "партия из 1 раздачи",
+                "партия из 2 раздач",
+                "партия из 5 раздач",
+                "партия из 11 раздач",
+                "партия из 21 раздачи",
+                "партия из 10000 раздач",
+            ],
+        ),
+        (
+            "en",
+            [
+                "a match of 0 rounds",
+                "a match of 1 round",
+                "a match of 2 rounds",
+                "a match of 5 rounds",
+                "a match of 11 rounds",
+                "a match of 21 rounds",
+                "a match of 10000 rounds",
+            ],
+        ),
+    ],
+)
+def test_ngettext_gives_each_language_its_own_plural_forms(
+    language: str, expected: list[str]
+) -> None:
+    # Russian has three forms (1, 21 · 2–4 · 0, 5–20): the Russian catalogue gives them,
+    # where Django alone would fall back to the two-form rule («из 21 раздач»).
+    with translation.override(language):
+        got = [
+            translation.ngettext("партия из %(n)s раздачи", "партия из %(n)s раздач", n) % {"n": n}
+            for n in COUNTS
+        ]
+    assert got == expected

@@ -1,0 +1,169 @@
+"""The page's one number format and plural rule (static/js/table/dom.js), in a real browser.
+
+formatNumber/formatSigned follow the page's language (Intl.NumberFormat, a true minus) and
+plural() picks Russian's three forms by Intl.PluralRules, since there is no Russian catalogue
+for Django's ngettext to use (msgids are Russian) and it would fall back to two forms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+NBSP = "\u00a0"
+MINUS = "\u2212"
+
+HELPERS = """async (lang) => {
+  document.documentElement.lang = lang;
+  const dom = await import('/static/js/table/dom.js');
+  const counts = [0, 1, 2, 5, 11, 21, 10000];
+  const forms = lang === 'ru'
+    ? {one: 'карта', few: 'карты', many: 'карт', other: 'карты'}
+    : {one: 'card', other: 'cards'};
+  return {
+    numbers: counts.map((n) => dom.formatNumber(n)),
+    signed: [25, -50, 0, 10000, -10000].map((n) => dom.formatSigned(n)),
+    alias: dom.signed(-50),
+    plurals: counts.map((n) => dom.plural(n, forms)),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("lang", "numbers", "signed", "plurals"),
+    [
+        (
+            "ru",
+            ["0", "1", "2", "5", "11", "21", f"10{NBSP}000"],
+            ["+25", f"{MINUS}50", "0", f"+10{NBSP}000", f"{MINUS}10{NBSP}000"],
+            ["карт", "карта", "карты", "карт", "карт", "карта", "карт"],
+        ),
+        (
+            "en",
+            ["0", "1", "2", "5", "11", "21", "10,000"],
+            ["+25", f"{MINUS}50", "0", "+10,000", f"{MINUS}10,000"],
+            ["cards", "card", "cards", "cards", "cards", "cards", "cards"],
+        ),
+    ],
+)
+def test_page_formats_numbers_and_picks_plural_forms_by_its_language(
+    page: Any,
+    daphne_server: Any,
+    lang: str,
+    numbers: list[str],
+    signed: list[str],
+    plurals: list[str],
+) -> None:
+    page.goto(f"{daphne_server.url}/")
+    got = page.evaluate(HELPERS, lang)
+    # Chromium's ru group separator may be a narrow or a plain no-break space.
+    assert [n.replace("\u202f", NBSP) for n in got["numbers"]] == numbers
+    assert [n.replace("\u202f", NBSP) for n in got["signed"]] == signed
+    assert got["alias"] == f"{MINUS}50"
+    assert got["plurals"] == plurals
+
+
+RESULTS = """async () => {
+  const text = await import('/static/js/table/text.js');
+  const table = {seats: [{id: 'u1', name: 'anna', number: 1}, {id: 'ai:2', ai: 'easy', number: 2}]};
+  const line = (event) => text.describeEvent(event, table, 'u1');
+  return {
+    won: text.yourResult('win', 25, 'coins', 'banker_bust'),
+    lost: text.yourResult('loss', -50, null, null),
+    lostOne: text.yourResult('loss', -1, 'chips', 'bust'),
+    push: text.yourResult('push', 0, 'points', null),
+    settle: line({type: 'settle', seat: 'u1', outcome: 'win', delta: 21, reason: 'higher'}),
+    other: line({type: 'settle', seat: 'ai:2', outcome: 'loss', delta: -5}),
+    hit: line({type: 'hit', seat: 'u1'}),
+    sat: line({type: 'sat_down', seat: 'u1'}),
+    hands: text.yourHandResult(
+      [{seat: 'u1', outcome: 'win', delta: 100, total: 19}, {seat: 'dealer', total: 23}],
+      'u1', 'points'),
+    count: text.countText(10000, 'chips'),
+    golden: text.totalText(21, ['AS', 'AH']),
+    bust: text.totalText(23, ['TS', 'KH', '9C']),
+    bustReason: text.reasonHeadline('bust'),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru-RU",
+            {
+                "won": "Вы выиграли +25 монет — перебор у банкира",
+                "lost": f"Вы проиграли {MINUS}50",
+                "lostOne": f"Вы проиграли {MINUS}1 фишка — перебор",
+                "push": "Ничья",
+                "settle": "Вы выиграли +21 — больше очков",
+                "other": f"ИИ 2: проигрыш {MINUS}5",
+                "hit": "Вы: ещё карту",
+                "sat": "Вы садитесь за стол",
+                "hands": "Вы выиграли +100 очков — перебор у дилера",
+                "count": f"10{NBSP}000 фишек",
+                "golden": "Золотое очко!",
+                "bust": "23, перебор",
+                "bustReason": "Перебор",
+            },
+        ),
+        (
+            "en-US",
+            {
+                "won": "You won +25 coins — banker busts",
+                "lost": f"You lost {MINUS}50",
+                "lostOne": f"You lost {MINUS}1 chip — bust",
+                "push": "Push",
+                "settle": "You won +21 — higher total",
+                "other": f"AI 2: loss {MINUS}5",
+                "hit": "You: hit",
+                "sat": "You sit down at the table",
+                "hands": "You won +100 points — dealer busts",
+                "count": "10,000 chips",
+                "golden": "Golden point!",
+                "bust": "23, bust",
+                "bustReason": "Bust",
+            },
+        ),
+    ],
+)
+def test_the_viewers_own_results_read_in_the_second_person_with_the_amount(
+    browser: Any, daphne_server: Any, locale: str, expected: dict[str, str]
+) -> None:
+    context = browser.new_context(base_url=daphne_server.url, locale=locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        got = page.evaluate(RESULTS)
+        assert {key: value.replace("\u202f", NBSP) for key, value in got.items()} == expected
+    finally:
+        context.close()
+
+
+def test_server_rendered_times_are_shown_in_the_browsers_time_zone(
+    browser: Any, daphne_server: Any, transactional_db: None
+) -> None:
+    from tests.e2e.table_helpers import log_in, make_player
+
+    make_player("vremya")  # the welcome chips are the first entry of the chips page
+    context = browser.new_context(
+        base_url=daphne_server.url, locale="ru-RU", timezone_id="Asia/Vladivostok"
+    )
+    try:
+        page = context.new_page()
+        log_in(page, "vremya")
+        page.goto("/chips/")
+        stamp = page.locator("time[data-local]").first
+        stamp.wait_for()
+        page.wait_for_function(
+            """() => {
+              const el = document.querySelector('time[data-local]');
+              const want = new Intl.DateTimeFormat('ru', {dateStyle: 'short', timeStyle: 'short',
+                timeZone: 'Asia/Vladivostok'}).format(new Date(el.getAttribute('datetime')));
+              return el.textContent === want;
+            }"""
+        )
+    finally:
+        context.close()
