@@ -17,7 +17,9 @@ function units(value, language) {
   const text = new Intl.NumberFormat(language || undefined, {
     maximumFractionDigits: 1,
     signDisplay: "exceptZero",
-  }).format(number);
+  })
+    .format(number)
+    .replace("-", "\u2212");
   return fmt(t("%(n)s ед."), { n: text });
 }
 
