@@ -172,6 +172,26 @@ def test_a_player_splits_and_doubles_beside_two_ai_seats_and_ends_the_session(
     assert len(hands) == 2
     doubled = hands[int(index)]
     assert len(doubled["cards"]) == 3 and doubled["delta"] in (-2, 0, 2)
+
+    # Each of the player's settled hands shows its outcome on it, numbered after the split.
+    def outcome_text(hand: dict[str, Any]) -> str:
+        def signed(value: float) -> str:
+            text = f"{value:g}".replace(".", ",").replace("-", "\u2212")
+            return text if value <= 0 else f"+{text}"
+
+        if hand["total"] > 21:
+            return "Перебор" if hand["delta"] == -1 else f"Перебор {signed(hand['delta'])}"
+        if hand["outcome"] == "push":
+            return "Ничья"
+        if hand["outcome"] == "win" and hand["delta"] == 1.5:
+            return f"Блэкджек {signed(1.5)}"
+        return signed(hand["delta"])
+
+    shown = last.locator(f'li[data-seat="{PLAYER}"]')
+    for number, hand in enumerate(hands, start=1):
+        item = shown.nth(number - 1)
+        assert item.locator(".hand-index").inner_text() == f"Рука {number}"
+        assert item.locator(".bj-outcome").inner_text() == outcome_text(hand)
     log = " ".join(page.locator("#log li").all_inner_texts())
     assert f"{PLAYER}: разделить" in log and f"{PLAYER}: удвоить" in log
     balance = page.locator(f'#game-area .bj-seat[data-seat="{PLAYER}"] .session-balance')

@@ -13,12 +13,7 @@ const LEVELS = ["easy", "medium", "hard"];
 let chosenLevel = "medium";
 
 function units(value, language) {
-  const number = Number(value || 0);
-  const text = new Intl.NumberFormat(language || undefined, {
-    maximumFractionDigits: 1,
-    signDisplay: "exceptZero",
-  }).format(number).replace(/-/g, "\u2212"); // a true minus, as formatSigned (dom.js)
-  return fmt(t("%(n)s ед."), { n: text });
+  return fmt(t("%(n)s ед."), { n: signedNumber(value, language) });
 }
 
 function totalBadge(total, soft) {
@@ -100,6 +95,21 @@ function dealerBlock(view, ctx) {
   );
 }
 
+/** A number with its sign and a true minus («+1,5», «−1»), for the page's language. */
+function signedNumber(value, language) {
+  return new Intl.NumberFormat(language || undefined, { maximumFractionDigits: 1, signDisplay: "exceptZero" })
+    .format(Number(value || 0))
+    .replace(/-/g, "\u2212"); // a true minus, as formatSigned (dom.js)
+}
+
+/** A settled hand's outcome, shown on the hand: «Перебор», «+1», «−1», «Ничья», «Блэкджек +1,5». */
+function settledText(hand, language) {
+  if (hand.total > 21) return hand.delta === -1 ? t("Перебор") : `${t("Перебор")} ${signedNumber(hand.delta, language)}`;
+  if (hand.outcome === "push") return t("Ничья");
+  if (hand.outcome === "win" && hand.delta === 1.5) return `${t("Блэкджек")} ${signedNumber(hand.delta, language)}`;
+  return signedNumber(hand.delta, language);
+}
+
 function lastRound(view, ctx) {
   const last = view.last_round;
   if (!last || !last.hands) return null;
@@ -120,15 +130,18 @@ function lastRound(view, ctx) {
     h(
       "ul",
       { class: "bj-last-list" },
-      hands.map((hand) =>
-        h(
+      hands.map((hand) => {
+        const own = hands.filter((other) => other.seat === hand.seat);
+        const number = own.indexOf(hand) + 1;
+        return h(
           "li",
-          { dataset: { seat: hand.seat, outcome: hand.outcome } },
+          { dataset: { seat: hand.seat, outcome: hand.outcome, hand: String(number) } },
           h("strong", {}, ctx.seatName(hand.seat)),
+          own.length > 1 ? [" ", h("span", { class: "hand-index" }, fmt(t("Рука %(n)s"), { n: number }))] : null,
           ` ${hand.cards.length} ${t("карт.")}, ${hand.total} — ${outcomeWord(hand.outcome)} `,
-          h("span", { class: "delta" }, units(hand.delta, ctx.config.language)),
-        ),
-      ),
+          h("span", { class: `bj-outcome ${hand.outcome}` }, settledText(hand, ctx.config.language)),
+        );
+      }),
     ),
   );
 }
