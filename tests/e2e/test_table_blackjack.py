@@ -193,7 +193,9 @@ def test_a_player_splits_and_doubles_beside_two_ai_seats_and_ends_the_session(
         assert item.locator(".hand-index").inner_text() == f"Рука {number}"
         assert item.locator(".bj-outcome").inner_text() == outcome_text(hand)
     log = " ".join(page.locator("#log li").all_inner_texts())
-    assert f"{PLAYER}: разделить" in log and f"{PLAYER}: удвоить" in log
+    # The player's own moves are told in the second person, never with their user name.
+    assert "Вы: разделить" in log and "Вы: удвоить" in log
+    assert f"{PLAYER}: " not in log
     balance = page.locator(f'#game-area .bj-seat[data-seat="{PLAYER}"] .session-balance')
     assert float(balance.get_attribute("data-balance")) == sum(h["delta"] for h in hands)
     shoot(page, "table-blackjack-round")
