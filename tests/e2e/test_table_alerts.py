@@ -17,6 +17,7 @@ from tests.e2e.table_helpers import (
     make_player,
     open_table,
     wait_my_turn,
+    wait_socket_open,
 )
 
 pytestmark = pytest.mark.e2e
@@ -152,16 +153,20 @@ def test_sounds_are_off_until_clicked_and_remembered_after_a_reload(
         assert page.evaluate("window.__tones") == 0
         act(page, "hit")
         page.wait_for_function("() => window.__tones > 0", timeout=5000)
+        # A reload and nothing more: a second navigation on top of it would abort the reloaded
+        # page's variant module while it still loads.
         page.reload()
-        open_table(page, table.pk)
+        wait_socket_open(page)
         assert page.locator("#alert-sound").get_attribute("aria-pressed") == "true"
         # The turn that the reload's first picture brings vibrates (the same toggle).
         wait_my_turn(page)
         page.wait_for_function("() => window.__vibrations.length > 0", timeout=5000)
         page.locator("#alert-sound").click()
         assert page.locator("#alert-sound").get_attribute("aria-pressed") == "false"
+        # A reload and nothing more: a second navigation on top of it would abort the reloaded
+        # page's variant module while it still loads.
         page.reload()
-        open_table(page, table.pk)
+        wait_socket_open(page)
         assert page.locator("#alert-sound").get_attribute("aria-pressed") == "false"
         console.assert_clean()
     finally:
