@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,6 +19,9 @@ from lobby.selectors import empty_listing, join_state, lobby_listing, player_lob
 from play import errors, seating
 from tables.parts import Parts
 from tables.variants import BLACKJACK, SOLO, VARIANTS
+
+if TYPE_CHECKING:
+    from tables.models import Table
 
 # The one-click tables: a private table of its own for the player; blackjack training
 # gets company at these AI levels (games.ai.LEVELS["blackjack"]).
@@ -147,6 +151,20 @@ def table_new(request: HttpRequest) -> HttpResponse:
     return redirect("table", table_id=table.pk)
 
 
+def _seated_or_back(request: HttpRequest, seat: Callable[[], Table]) -> HttpResponse:
+    """Run a service that seats the player (one click, quick seat) and land on the table's
+    page, or back in the lobby with the refusal's message."""
+    try:
+        table = seat()
+    except errors.PlayError as error:
+        messages.error(request, error.message)
+        return redirect("lobby")
+    except errors.SeatError as error:
+        messages.error(request, error.messages[0])
+        return redirect("lobby")
+    return redirect("table", table_id=table.pk)
+
+
 @login_required
 @require_POST
 def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
@@ -157,15 +175,10 @@ def quick_start(request: HttpRequest, variant: str) -> HttpResponse:
     if variant not in QUICK_START:
         raise Http404("no one-click table of this variant")
     levels = TRAINING_AI_LEVELS if variant == BLACKJACK else ()
-    try:
-        table = services.table_one_click(by=request.user, variant=variant, ai_levels=levels)
-    except errors.PlayError as error:
-        messages.error(request, error.message)
-        return redirect("lobby")
-    except errors.SeatError as error:
-        messages.error(request, error.messages[0])
-        return redirect("lobby")
-    return redirect("table", table_id=table.pk)
+    return _seated_or_back(
+        request,
+        lambda: services.table_one_click(by=request.user, variant=variant, ai_levels=levels),
+    )
 
 
 @require_POST
@@ -179,15 +192,10 @@ def quick_seat(request: HttpRequest, variant: str) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("lobby"))
     levels = TRAINING_AI_LEVELS if variant == BLACKJACK else ()
-    try:
-        table = services.table_quick_seat(by=request.user, variant=variant, ai_levels=levels)
-    except errors.PlayError as error:
-        messages.error(request, error.message)
-        return redirect("lobby")
-    except errors.SeatError as error:
-        messages.error(request, error.messages[0])
-        return redirect("lobby")
-    return redirect("table", table_id=table.pk)
+    return _seated_or_back(
+        request,
+        lambda: services.table_quick_seat(by=request.user, variant=variant, ai_levels=levels),
+    )
 
 
 def rules_index(request: HttpRequest) -> HttpResponse:
