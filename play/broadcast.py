@@ -34,6 +34,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 
 from lib.group_send import group_send_from_sync
+from lib.jsontext import json_text
 
 logger = logging.getLogger(__name__)
 
@@ -132,8 +133,10 @@ def _order(group: str, message: dict[str, Any]) -> tuple[Any, int]:
     it (the table version its frame carries)."""
     if not group.startswith("table-"):
         return group, 0
-    frame = message.get("frame") or message.get("spectator") or {}
-    return int(group.split("-")[1]), int(frame.get("version") or 0)
+    version = message.get("version")
+    if version is None:
+        version = (message.get("frame") or {}).get("version")
+    return int(group.split("-")[1]), int(version or 0)
 
 
 def send(group: str, message: dict[str, Any]) -> None:
@@ -167,13 +170,17 @@ def send_frames(
     table_id: int, spectator: dict[str, Any], players: dict[int, dict[str, Any]]
 ) -> None:
     """One change: `players` (user id -> frame) for the seated, `spectator` for everyone
-    else. (String keys: the channel layer's msgpack takes no others.)"""
+    else. Each frame is encoded once, here, as the JSON text its sockets send as it is:
+    not once per socket, and not as nested data that the channel layer packs and every
+    receiving socket unpacks again. (String keys: the channel layer's msgpack takes no
+    others.)"""
     send(
         table_group(table_id),
         {
             "type": "table.frames",
-            "players": {str(user_id): frame for user_id, frame in players.items()},
-            "spectator": spectator,
+            "version": spectator["version"],
+            "players": {str(user_id): json_text(frame) for user_id, frame in players.items()},
+            "spectator": json_text(spectator),
         },
     )
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +18,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts import sessions
+from lib.jsontext import json_text
 from play import broadcast, closing, commands, moves, presence, seating, selectors, viewing
 from play.broadcast import table_group
 from play.errors import PlayError
@@ -373,12 +373,13 @@ class TableConsumer(  # type: ignore[misc]
         its player's own frame, any other connection — anonymous, a shared screen, a
         signed-in person not seated — the spectators'. Never another seat's."""
         own = event["players"].get(str(self.user.pk)) if self.signed_in else None
-        await self._send(own if own is not None else event["spectator"])
+        # Encoded once for every socket it goes to (play.broadcast.send_frames).
+        await self.send(text_data=own if own is not None else event["spectator"])
 
     async def _send(self, message: dict[str, Any]) -> None:
         if "version" not in message:  # every server message carries the table's version
             message = {**message, "version": await self._version()}
-        await self.send(text_data=json.dumps(message, ensure_ascii=False))
+        await self.send(text_data=json_text(message))
 
     async def _send_snapshot(self) -> None:
         snapshot = await database(self._snapshot)()
