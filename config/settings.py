@@ -20,6 +20,8 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from play.schedules import DeadlinesDue
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -219,10 +221,13 @@ CELERY_TIMEZONE = "UTC"
 # at once, and at 400 players one wave a second was what the other commands queued
 # behind (make bench-live: p99 198 → 145 ms, timeouts' lateness p99 992 → 276 ms).
 DEADLINE_SWEEP_SECONDS = env.float("DEADLINE_SWEEP_SECONDS", default=0.25)
+# Beat asks the database every tick when the next deadline falls due and sends the sweep
+# only then (play.schedules: idle tables cost no Celery task), and at least once a minute
+# for the sweep's housekeeping.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "tables.tasks.sweep_deadlines",
-        "schedule": DEADLINE_SWEEP_SECONDS,
+        "schedule": DeadlinesDue(run_every=60.0, tick=DEADLINE_SWEEP_SECONDS),
         # A sweep that waited more than two seconds for a worker is stale: the next one
         # covers the same deadlines, so let it expire rather than pile up.
         "options": {"expires": 2.0},

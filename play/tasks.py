@@ -9,5 +9,5 @@ from play.sweep import deadlines_sweep
 # side by side during a deploy understand each other.
 @shared_task(name="tables.tasks.sweep_deadlines", ignore_result=True)
 def sweep_deadlines() -> int:
-    """Beat runs this every DEADLINE_SWEEP_SECONDS (settings.CELERY_BEAT_SCHEDULE)."""
+    """Beat sends this when something is due (play.schedules, settings.CELERY_BEAT_SCHEDULE)."""
     return deadlines_sweep(now=timezone.now())

@@ -1,5 +1,6 @@
-"""The embedded stand-in for Celery beat: a thread that sweeps turn deadlines every
-settings.DEADLINE_SWEEP_SECONDS (a quarter second).
+"""The embedded stand-in for Celery beat: a thread that looks every
+settings.DEADLINE_SWEEP_SECONDS (a quarter second) whether a deadline is due, and sweeps
+when one is.
 
 It calls the same service as the beat task (play/tasks.py), so a table
 behaves the same with or without a broker. It is started by the ASGI application on its
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,10 +24,23 @@ from django.utils import timezone
 logger = logging.getLogger(__name__)
 
 
-def _sweep_once() -> int:
-    from play.sweep import deadlines_sweep
+# The ticker sweeps when something is due (as beat sends the sweep: play.schedules), and
+# at least this often for the sweep's housekeeping.
+HOUSEKEEPING_SECONDS = 60.0
+_swept_at = float("-inf")
 
-    return deadlines_sweep(now=timezone.now())
+
+def _sweep_once() -> int:
+    """One tick: the sweep, if anything is due (one query otherwise)."""
+    from play.sweep import deadlines_sweep, next_due_at
+
+    global _swept_at
+    now = timezone.now()
+    due = next_due_at()
+    if (due is None or due > now) and time.monotonic() - _swept_at < HOUSEKEEPING_SECONDS:
+        return 0
+    _swept_at = time.monotonic()
+    return deadlines_sweep(now=now)
 
 
 class DeadlineTicker:

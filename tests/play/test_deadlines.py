@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 from unittest import mock
 
@@ -11,15 +12,18 @@ from django.utils import timezone
 
 from config.celery import app
 from play import tasks, ticker
+from play.schedules import DeadlinesDue
 from play.sweep import deadlines_sweep
 
 
-def test_beat_schedule_runs_the_sweep_task_every_quarter_second():
+def test_beat_checks_for_due_deadlines_every_quarter_second_and_sweeps_at_least_once_a_minute():
     """A quarter second, not one: timeouts are played sooner, and the games whose
     interludes end together are announced in smaller waves (config/settings.py)."""
     entry = app.conf.beat_schedule["sweep-deadlines"]
     assert entry["task"] == "tables.tasks.sweep_deadlines"
-    assert entry["schedule"] == 0.25
+    assert isinstance(entry["schedule"], DeadlinesDue)
+    assert entry["schedule"].tick == 0.25
+    assert entry["schedule"].run_every == datetime.timedelta(seconds=60)
     assert "tables.tasks.sweep_deadlines" in app.tasks
 
 
