@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from play import locks
 from play.clocks import apply_due_if_any, swept
 from play.errors import PlayError
-from play.locks import lock_table_version, seconds
+from play.locks import command_transaction, lock_table_version, seconds
 from play.models import ClientCommand
 from play.moves import version_expected
 from tables.models import Table
@@ -53,7 +53,7 @@ def command_once(
     # refuses the second row and everything the run did rolls back (_Repeat), or, when
     # the run is refused (the move was made already), the stored answer is looked for.
     refusal: PlayError | ValidationError | None = None
-    with transaction.atomic():
+    with command_transaction():
         try:
             if version is not None:
                 version_expected(lock_table_version(table.pk), version)

@@ -13,9 +13,13 @@ that moves it moves it everywhere."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime
+from collections.abc import Iterator
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from play.models import Game
@@ -28,6 +32,30 @@ def now() -> datetime.datetime:
 
 def seconds(value: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=value)
+
+
+# Whether this context runs inside a client command's transaction (play.commands).
+_in_command: contextvars.ContextVar[bool] = contextvars.ContextVar("in_command", default=False)
+
+
+@contextlib.contextmanager
+def command_transaction() -> Iterator[None]:
+    """The one transaction of a client command: its service's writes and the command's id
+    (play.commands), committed together."""
+    token = _in_command.set(True)
+    try:
+        with transaction.atomic():
+            yield
+    finally:
+        _in_command.reset(token)
+
+
+def service_transaction() -> transaction.Atomic:
+    """A move's or a client seed's transaction: its own, or — run as a client's command —
+    the command's, without a savepoint of its own. A refusal then rolls the whole
+    command back, which holds nothing else (a refused command stores nothing), and each
+    command saves two round trips (SAVEPOINT, RELEASE: a seventh of a move's queries)."""
+    return transaction.atomic(savepoint=not _in_command.get())
 
 
 def lock_table(table_id: int) -> Table:

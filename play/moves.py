@@ -15,7 +15,14 @@ from play import locks
 from play.clocks import apply_due
 from play.errors import PlayError
 from play.lifecycle import deal, end_game, start_next, transition, waiting_for_seeds
-from play.locks import latest_game, lock_table, lock_table_with_host, playing_game, read_seats
+from play.locks import (
+    latest_game,
+    lock_table,
+    lock_table_with_host,
+    playing_game,
+    read_seats,
+    service_transaction,
+)
 from play.models import Game
 from play.permissions import require_host
 from play.viewing import frames_on_commit
@@ -46,7 +53,7 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
     return start_next(table, locks.now())
 
 
-@transaction.atomic
+@service_transaction()
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
     every player has given one, the cards are dealt."""
@@ -96,12 +103,15 @@ def game_act(
     # mid-transaction and whose lock stays until PostgreSQL notices), and a move that
     # skipped the check would then be applied past its deadline.
     now = locks.now()
-    try:
-        return _act(table, player, action, version, now)
-    except _DueMeanwhile:
-        # Nothing of the move was written: play the overdue decision (its own
-        # transaction, so it stands whatever happens to the move), then the move.
-        apply_due(table.pk, now, wait=True)
+    with service_transaction():
+        outcome = _act(table, player, action, version, now)
+    if outcome is not _DUE_MEANWHILE:
+        return outcome
+    # Nothing of the move was written: play the overdue decision (its own transaction,
+    # so it stands whatever happens to the move), then the move, in a savepoint of its
+    # own (a refusal of the move must not take the overdue decision back with it).
+    apply_due(table.pk, now, wait=True)
+    with transaction.atomic():
         return _act(table, player, action, version, None)
 
 
@@ -116,8 +126,10 @@ def version_expected(now: int, version: int | None) -> None:
         )
 
 
-class _DueMeanwhile(Exception):
-    pass
+# `_act`'s answer when the decision it meets is overdue: returned, not raised, so that
+# no exception leaves the move's transaction (run as a client's command it has no
+# savepoint, and an exception would mark the whole command for rollback).
+_DUE_MEANWHILE: dict[str, Any] = {}
 
 
 def _act(
@@ -127,33 +139,33 @@ def _act(
     version: int | None,
     checked_at: datetime.datetime | None,
 ) -> dict[str, Any]:
-    with transaction.atomic():
-        table = lock_table_with_host(table.pk)
-        game = playing_game(table)
-        if (
-            checked_at is not None
-            and game is not None
-            and game.deadline is not None
-            and game.deadline <= checked_at
-        ):
-            raise _DueMeanwhile()
-        if game is None:
-            raise PlayError("no_game", _("Сейчас за столом нет игры."))
-        version_expected(table.version, version)
-        seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
-        if seat is None or seat.seat_id not in game.seat_ids:
-            raise PlayError("not_seated", _("Вы не играете в этой игре."))
-        if game.paused:
-            raise PlayError("paused", _("Игра на паузе."))
-        name = action.get("action")
-        if table.variant == SOLO and name == "new_game":
-            return _solo_new_game(table, game)
-        if name == "remove" or name == "timeout" or (name == "cut" and table.variant != SALON):
-            raise PlayError("illegal_action", _("Этот ход нельзя сделать самому."))
-        move = {"seat": seat.seat_id, "action": name}
-        move.update({k: action[k] for k in _ACTION_ARGUMENTS if k in action})
-        transition(table, game, move, locks.now())
-        return {"version": table.version}
+    """The move, in its caller's transaction (`game_act`)."""
+    table = lock_table_with_host(table.pk)
+    game = playing_game(table)
+    if (
+        checked_at is not None
+        and game is not None
+        and game.deadline is not None
+        and game.deadline <= checked_at
+    ):
+        return _DUE_MEANWHILE
+    if game is None:
+        raise PlayError("no_game", _("Сейчас за столом нет игры."))
+    version_expected(table.version, version)
+    seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
+    if seat is None or seat.seat_id not in game.seat_ids:
+        raise PlayError("not_seated", _("Вы не играете в этой игре."))
+    if game.paused:
+        raise PlayError("paused", _("Игра на паузе."))
+    name = action.get("action")
+    if table.variant == SOLO and name == "new_game":
+        return _solo_new_game(table, game)
+    if name == "remove" or name == "timeout" or (name == "cut" and table.variant != SALON):
+        raise PlayError("illegal_action", _("Этот ход нельзя сделать самому."))
+    move = {"seat": seat.seat_id, "action": name}
+    move.update({k: action[k] for k in _ACTION_ARGUMENTS if k in action})
+    transition(table, game, move, locks.now())
+    return {"version": table.version}
 
 
 def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:

@@ -21,9 +21,9 @@ from tests.play.live_helpers import playing, random_move, user_of
 
 # The consumer's look at the session (accounts.sessions.session_current), BEGIN, the
 # table locked, the game, the seats, the event, the game and the table saved, who is
-# connected, the command stored, COMMIT — and the look for a resent id and the move's
-# savepoint.
-QUERIES_PER_MOVE_WITHOUT_CHIPS = 14
+# connected, the command stored, COMMIT. No savepoint: the move runs in the command's
+# transaction (play.locks.service_transaction).
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 12
 
 
 @pytest.mark.django_db(transaction=True)
