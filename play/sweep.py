@@ -58,8 +58,9 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
 
     Sent by Celery beat when `next_due_at` has come (play/schedules.py; the task is
     play/tasks.py, queued as tables.tasks.sweep_deadlines) and at least once a minute, or
-    run by the in-process ticker in embedded mode. Safe with several sweepers at once: each table is locked with SKIP LOCKED and
-    its deadline re-read under the lock, so a decision is played once.
+    run by the in-process ticker in embedded mode. Safe with several sweepers at once:
+    each table is locked with SKIP LOCKED and its deadline re-read under the lock, so a
+    decision is played once.
     """
     applied = 0
     due = Game.objects.filter(status=Game.Status.PLAYING, deadline__lte=now)
