@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 from channels.exceptions import ChannelFull
-from channels_redis import core
+from channels_redis import core, pubsub
 
 logger = logging.getLogger(__name__)
 
@@ -77,3 +77,19 @@ class RedisChannelLayer(core.RedisChannelLayer):  # type: ignore[misc]
             pass  # a full queue is being popped: its reader returns soon anyway
         except Exception:  # Redis gone: the blocked pop fails too, and its consumer with it
             logger.warning("could not wake the channel layer's reader", exc_info=True)
+
+
+class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):  # type: ignore[misc]
+    """channels_redis's Redis PUBLISH/SUBSCRIBE layer, able to say whether a group has
+    anyone in it (the lobby builds its diffs only then: lobby.broadcast)."""
+
+    async def group_size(self, group: str) -> int:
+        """How many web processes have a channel in `group` now: each process subscribes
+        to a group's Redis channel once, however many of its sockets are in it. (Zero
+        exactly when nobody is in the group, which is what the lobby asks.)"""
+        layer = self._get_layer()
+        name = layer._get_group_channel_name(group)
+        shard = layer._get_shard(name)
+        shard._ensure_redis()
+        counts = await shard._redis.pubsub_numsub(name)
+        return int(counts[0][1]) if counts else 0

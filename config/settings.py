@@ -156,7 +156,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
 
-if REDIS_URL:
+# Which channels_redis layer carries the live frames (docs/deployment.md, "Where an
+# action's time goes"): `pubsub`, Redis PUBLISH/SUBSCRIBE (one subscription per web
+# process and group, no per-channel capacity to overflow, no receive lock), or `core`,
+# channels_redis's list-based layer (every socket of a process behind one Redis list,
+# read a message at a time).
+CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="core")
+if CHANNEL_LAYER not in ("core", "pubsub"):
+    raise ImproperlyConfigured(f"CHANNEL_LAYER must be core or pubsub, not {CHANNEL_LAYER!r}")
+
+if REDIS_URL and CHANNEL_LAYER == "pubsub":
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "config.channel_layer.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+elif REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "config.channel_layer.RedisChannelLayer",  # channels_redis, a race closed
