@@ -21,12 +21,28 @@ Its latencies are the baseline.
 
 Steps: 100 / 400 / 1,000 connected players; then the saturation point — the highest
 action rate whose p99 stays under 250 ms — searched on the 400-player tables by
-shortening the think time (or lengthening it, when pace 1 is already over the limit).
+shortening the think time (or lengthening it, when pace 1 is already over the limit), and
+the echo's own saturation point on the same sockets (its rate doubled until p99 crosses
+250 ms or over 1 % of its frames are lost, then once between).
 Every figure is a median of runs (back-to-back windows on the same connected tables).
 The machine is shared: the load average, the machine's CPU and the load generator's own
 CPU (it runs on the same cores as what it measures) are printed with the figures.
 
+Issue 19's targets, each printed with its verdict: daphne's CPU per accepted action (its
+CPU-seconds in the runs ÷ acked actions) ≤ 2× the echo's per broadcast, at the 400-player
+step; the live saturation point ≥ 50 % of the echo's; at the 1,000-player step p99 ≤ 3×
+the echo's, every table dealt, timeouts applied within 0.5 s of their deadlines at p99, no
+error codes but the players' own mistakes (PLAYERS_OWN_MISTAKES), every client converged.
+The live stack runs on the channel layer its settings give (CHANNEL_LAYER, read back from
+them, nothing set for it); then a stack started with CHANNEL_LAYER set to the other layer
+runs the echo alone, at the same rates on the same sessions (--layers live skips it), for
+an "echo by layer" table. Right after each stack starts, before any table exists, every
+process's CPU is measured for --idle seconds ("Idle: …"). --profile samples daphne with
+py-spy (raw collapsed stacks in the logs folder) during one more run of the 400-player step
+(--profile-players) and prints its CPU per accepted action by category.
+
     python -m benchmarks.live [--quick] [--steps 100,400,1000] [--runs 3] [--duration 10]
+        [--profile] [--layers both|live] [--idle 10] [--json FILE]
 
 What is not production here (benchmarks/live_settings.py): the echo route is mounted,
 passwords use a cheap hasher (sign-in speed only) and static files are not hashed. The
@@ -79,7 +95,20 @@ SATURATION_P99_MS = 250.0
 TARGET_PLAYERS = 400
 TARGET_P99_MS = 150.0
 TARGET_ECHO_RATIO = 3.0
-TARGET_LATENESS_MS = 1500.0
+TARGET_LATENESS_MS = 500.0
+# Issue 19's targets for one web process, as ratios measured in one run.
+TARGET_CPU_RATIO = 2.0  # daphne CPU per accepted action ÷ the echo's per broadcast
+TARGET_SATURATION_SHARE = 0.5  # the live saturation point ÷ the echo's
+TARGET_CROWD = 1_000  # the crowd step: p99 ≤ 3× the echo's, every table dealt, …
+# Refusals a person's own play can earn at a healthy server (§13): the rules refusing a
+# move. The bench's players only send what `game.view.actions` offers, so none should
+# occur; any other code (a late seed's no_shuffle, a stale_version after an update came
+# late, unavailable, …) is the server's doing and misses the crowd target.
+PLAYERS_OWN_MISTAKES = frozenset({"not_your_turn", "illegal_action", "bad_amount"})
+# The echo's search: a rate passes when its p99 is under the limit and at most this share
+# of its frames was dropped (a lossy layer must not pass by losing the slow ones).
+ECHO_LOST_SHARE = 0.01
+ECHO_FASTER = 2.0  # each echo probe's rate × this (÷ when the step's rate already fails)
 STARTUP_TIMEOUT = 60.0
 HTTP_TIMEOUT = 30.0
 WS_TIMEOUT = 30.0
@@ -116,6 +145,12 @@ class Options:
     seed: int
     extra_env: dict[str, str]
     two_webs: int = 0  # players of the step run again on two daphne processes (0: none)
+    idle: float = 10.0  # seconds of the idle window, right after the stack starts
+    echo_max_probes: int = 6  # rates tried at most by the echo's saturation search
+    layers: str = "both"  # "both": the echo also on the other channel layer; "live": not
+    profile: bool = False  # py-spy samples daphne during one more run of a step
+    profile_players: int = 0  # that step
+    quick: bool = False
 
     @property
     def max_players(self) -> int:
@@ -145,6 +180,35 @@ def parse_options(argv: Sequence[str] | None) -> Options:
     parser.add_argument("--saturation-runs", type=int, help="runs per pace tried (2)")
     parser.add_argument("--saturation-duration", type=float, help="seconds per such run (8)")
     parser.add_argument("--max-probes", type=int, help="paces tried at most (5)")
+    parser.add_argument(
+        "--echo-max-probes",
+        type=int,
+        help="rates the echo's saturation search tries at most (6; --quick: 2)",
+    )
+    parser.add_argument(
+        "--idle",
+        type=float,
+        help="seconds of the idle window measured right after the stack starts, before any "
+        "table exists (10; --quick: 5; 0 skips it)",
+    )
+    parser.add_argument(
+        "--layers",
+        choices=("both", "live"),
+        default="both",
+        help="both: the echo runs again on the other channel layer (a stack started with "
+        "CHANNEL_LAYER set to it); live: only on the live stack's layer (both)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="sample daphne with py-spy during one more run of a step (--profile-players) "
+        "and print where its CPU goes per accepted action",
+    )
+    parser.add_argument(
+        "--profile-players",
+        type=int,
+        help="the step profiled (400 if a step, else the saturation search's step)",
+    )
     parser.add_argument("--settle", type=float, help="seconds after a change of pace (3)")
     parser.add_argument(
         "--connect-limit",
@@ -186,6 +250,11 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         return value if value is not None else (quick if args.quick else default)
 
     steps = [int(s) for s in pick(args.steps, "100,400,1000", "20").split(",") if s.strip()]
+    saturation_players = pick(
+        args.saturation_players,
+        TARGET_PLAYERS if TARGET_PLAYERS in steps else steps[0],
+        steps[0],
+    )
     return Options(
         steps=steps,
         runs=pick(args.runs, 3, 2),
@@ -195,11 +264,7 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         # On the 400-player tables when they are a step: the 25 tables of 100 players
         # cannot offer more than about 40 actions/s however short the think time, which
         # one process now takes under the limit (the search then only finds a floor).
-        saturation_players=pick(
-            args.saturation_players,
-            TARGET_PLAYERS if TARGET_PLAYERS in steps else steps[0],
-            steps[0],
-        ),
+        saturation_players=saturation_players,
         saturation_runs=pick(args.saturation_runs, 2, 1),
         saturation_duration=pick(args.saturation_duration, 8.0, 4.0),
         max_probes=pick(args.max_probes, 5, 2),
@@ -221,6 +286,18 @@ def parse_options(argv: Sequence[str] | None) -> Options:
             if TARGET_PLAYERS in steps
             else 0
         ),
+        idle=pick(args.idle, 10.0, 5.0),
+        echo_max_probes=pick(args.echo_max_probes, 6, 2),
+        layers=args.layers,
+        profile=args.profile,
+        profile_players=(
+            args.profile_players
+            if args.profile_players is not None
+            else TARGET_PLAYERS
+            if TARGET_PLAYERS in steps
+            else saturation_players
+        ),
+        quick=args.quick,
     )
 
 
@@ -414,6 +491,44 @@ class Stack:
         groups["postgres"] = tree_usage(procs, self.postmaster)
         groups["redis"] = tree_usage(procs, self.redis)
         return Sample(wall=time.monotonic(), groups=groups, machine=machine_ticks())
+
+
+IDLE_PROCESSES = ("daphne", "worker", "beat", "postgres", "redis")
+IDLE_SETTLE = 2.0  # seconds after the stack is ready before the idle window opens
+
+
+def measure_idle(stack: Stack, seconds: float) -> dict[str, Any]:
+    """Every process's CPU over `seconds` with no table at all: right after the stack is
+    ready (and a moment to settle), before anyone signs in."""
+    time.sleep(IDLE_SETTLE)
+    before = stack.sample()
+    time.sleep(seconds)
+    usage = usage_between(before, stack.sample())
+    return {
+        "seconds": seconds,
+        "cpu": {name: usage.cpu.get(name) for name in IDLE_PROCESSES},
+        "rss": {name: usage.rss.get(name) for name in IDLE_PROCESSES},
+        "machine": usage.machine_busy,
+    }
+
+
+OTHER_LAYER = {"core": "pubsub", "pubsub": "core"}
+
+
+def server_layer(env: dict[str, str]) -> dict[str, str | None]:
+    """The channel layer the servers' settings give with `env`, read back from those
+    settings in a subprocess: `layer` (settings.CHANNEL_LAYER; None when the settings do
+    not know it) and the layer's `backend` class."""
+    code = (
+        "import json; from django.conf import settings; print(json.dumps({'layer': "
+        "getattr(settings, 'CHANNEL_LAYER', None), 'backend': "
+        "settings.CHANNEL_LAYERS['default']['BACKEND']}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    found: dict[str, str | None] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
 
 
 # --- database, Redis and Django of this process ----------------------------------------
@@ -889,6 +1004,162 @@ async def gather_limited(
     return await asyncio.gather(*(one(c) for c in coroutines), return_exceptions=True)
 
 
+# --- the profile (py-spy, from outside daphne) ------------------------------------------
+
+# Each sample goes to the first category whose patterns appear in one of its frames'
+# files — kinds of work first (the database, the ORM, JSON), then the concerns, then the
+# server's own socket work, then the rest. The event loop's and the thread pool's own
+# frames at the root of every stack are cut off before matching (see `_own_frames`), so
+# that `twisted`/`daphne`/`asyncio` match only work they do themselves. orjson is C:
+# without --native py-spy shows no frame of it, so its time falls to its caller.
+PROFILE_CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("PostgreSQL queries/commits", ("psycopg", "django/db/backends/")),
+    ("ORM model building", ("django/db/",)),
+    ("JSON", ("json/", "orjson")),
+    ("per-seat views and frames", ("games/", "play/frames.py", "play/viewing.py")),
+    ("Redis cache (message budgets)", ("django/core/cache/",)),
+    ("channel layer", ("channels_redis/", "msgpack/", "redis/", "channels/layers.py")),
+    ("presence", ("play/presence.py", "play/connections.py")),
+    ("lobby", ("lobby/",)),
+    (
+        "sessions/auth",
+        (
+            "django/contrib/sessions/",
+            "django/contrib/auth/",
+            "channels/sessions.py",
+            "channels/auth.py",
+            "django/core/signing.py",
+        ),
+    ),
+    ("WebSocket server", ("autobahn/", "twisted/", "daphne/", "txaio/")),
+    ("live play, other app code", ("play/", "tables/", "accounts/", "config/", "history/")),
+    ("Channels/asgiref plumbing", ("channels/", "asgiref/", "concurrent/futures/")),
+    ("asyncio event loop", ("asyncio/", "selectors.py")),
+)
+OTHER_CATEGORY = "other"
+# The frames a stack starts with that are only the loop or the pool calling a callback.
+_ROOT_FRAMES = ("asyncio/events.py", "concurrent/futures/thread.py")
+
+
+def _frame_file(frame: str) -> str:
+    """`function (path/file.py:123)` -> `path/file.py`."""
+    inner = frame[frame.rfind("(") + 1 :].rstrip(")")
+    return inner.rsplit(":", 1)[0]
+
+
+def _own_frames(files: list[str]) -> list[str]:
+    """The frames below the last loop/pool dispatch frame (all of them when none)."""
+    cut = 0
+    for index, path in enumerate(files):
+        if path.endswith(_ROOT_FRAMES):
+            cut = index + 1
+    return files[cut:]
+
+
+def categorize(stack: str) -> str:
+    frames = [f for f in stack.split(";") if not f.startswith(("thread (", "process "))]
+    files = _own_frames([_frame_file(f) for f in frames])
+    if not files:
+        return "asyncio event loop"
+    for name, patterns in PROFILE_CATEGORIES:
+        if any(pattern in path for path in files for pattern in patterns):
+            return name
+    return OTHER_CATEGORY
+
+
+def summarize_profile(text: str) -> Counter[str]:
+    """Samples per category of a py-spy `--format raw` file (collapsed stacks, one
+    `frame;frame;… count` a line)."""
+    counts = Counter[str]()
+    for line in text.splitlines():
+        stack, _, count = line.rstrip().rpartition(" ")
+        if stack and count.isdigit():
+            counts[categorize(stack)] += int(count)
+    return counts
+
+
+@dataclass
+class Profile:
+    """py-spy's samples of daphne during one more run of a step (not one of its runs)."""
+
+    path: Path
+    run: RunFigures | None  # that run's figures
+    samples: Counter[str]
+    rate: int
+    error: str | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(self.samples.values())
+
+
+PROFILE_RATE = 100  # samples a second
+
+
+async def profiled_run(
+    stack: Stack, live: Live, seconds: float, logs: Path, players: int
+) -> Profile:
+    """One more run with py-spy recording daphne. --nonblocking: py-spy reads daphne's
+    memory without stopping it (the default pauses it at every sample, 100 times a second,
+    which would slow what it measures); a rare torn stack is the price. No --threads: the
+    categories go by frames, and thread ids would only split identical stacks. py-spy
+    leaves out idle threads by default (no --idle), so samples count CPU, not waiting."""
+    path = logs / f"daphne-{players}.txt"
+    argv = [
+        str(BIN / "py-spy"),
+        *("record", "--pid", str(stack.daphne.pgid), "--rate", str(PROFILE_RATE)),
+        *("--format", "raw", "--nonblocking", "--duration", str(max(1, round(seconds)))),
+        *("--output", str(path)),
+    ]
+    try:
+        spy = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        )
+    except OSError as error:
+        return Profile(path, None, Counter(), PROFILE_RATE, f"py-spy did not start: {error}")
+    window = await measure(stack, seconds)
+    try:
+        _out, err = await asyncio.wait_for(spy.communicate(), 30)
+    except TimeoutError:
+        spy.kill()
+        err = b"py-spy did not finish"
+    await asyncio.sleep(1.5)  # the run's last answers
+    run = live_run_figures(live, window)
+    if not path.exists():
+        return Profile(path, run, Counter(), PROFILE_RATE, err.decode(errors="replace")[-500:])
+    return Profile(path, run, summarize_profile(path.read_text()), PROFILE_RATE)
+
+
+def profile_lines(profile: Profile, players: int) -> list[str]:
+    lines = [
+        f"Where daphne's CPU goes ({players}-player step, --profile): py-spy at "
+        f"{profile.rate} Hz during one more run of the step (not one of its runs), idle "
+        "threads left out; raw collapsed stacks (a flame graph: flamegraph.pl or "
+        f"speedscope) in {profile.path}",
+    ]
+    if profile.error or not profile.total or profile.run is None:
+        lines.append(f"  no samples: {profile.error or 'py-spy wrote none'}")
+        return lines
+    per_action = cpu_per_message([profile.run])
+    cpu_seconds = (profile.run.usage.cpu.get("daphne") or 0.0) / 100 * profile.run.span
+    lines.append(
+        f"  {profile.total:,} samples (= {profile.total / profile.rate:.1f} s busy; daphne used "
+        f"{cpu_seconds:.1f} CPU-s in the run); {_num(profile.run.rate, 1)} actions/s accepted,"
+        f" {_num(per_action, 1)} ms of daphne CPU per accepted action"
+    )
+    lines.append(
+        "  (py-spy counts a thread running or runnable — waiting for a core on a busy machine"
+        " too — so the samples can exceed the CPU: the shares are used, times the CPU per "
+        "action measured from /proc)"
+    )
+    lines.append(f"  {'category':<28} {'samples':>8} {'share':>6} {'ms/action':>10}")
+    for name, count in profile.samples.most_common():
+        share = count / profile.total
+        ms = None if per_action is None else share * per_action
+        lines.append(f"  {name:<28} {count:>8,} {share:>6.1%} {_num(ms, 2):>10}")
+    return lines
+
+
 # --- live tables: setup, the runs, the end ---------------------------------------------
 
 
@@ -1006,6 +1277,15 @@ class RunFigures:
     unanswered: int  # sent and never answered (live: no ack nor error)
     lost: int  # (a) or (b) frames that never came, of the messages sent in the run
     usage: Usage
+    span: float = 0.0  # the run's seconds
+
+
+def cpu_per_message(runs: list[RunFigures], name: str = "daphne") -> float | None:
+    """Milliseconds of `name`'s CPU per answered message (accepted action / echo
+    broadcast), the runs pooled: its CPU-seconds in them ÷ the messages answered in them."""
+    cpu = sum((r.usage.cpu.get(name) or 0.0) / 100 * r.span for r in runs)
+    messages = sum(r.rate * r.span for r in runs)
+    return 1000 * cpu / messages if messages > 0 else None
 
 
 def live_run_figures(live: Live, window: Window) -> RunFigures:
@@ -1038,7 +1318,14 @@ def live_run_figures(live: Live, window: Window) -> RunFigures:
             b.append(max(t for t in others if t is not None) - sent.sent)
     span = window.end - window.start
     return RunFigures(
-        answered / span, count / span, Latency.of(a, b), refused, unanswered, lost, window.usage
+        answered / span,
+        count / span,
+        Latency.of(a, b),
+        refused,
+        unanswered,
+        lost,
+        window.usage,
+        span,
     )
 
 
@@ -1081,7 +1368,9 @@ class LivePhase:
     seconds: float
     connect_seconds: float
     warmup_seconds: float
-    dealt: int
+    dealt: int  # tables dealt when the runs began
+    profile: Profile | None = None
+    dealt_by_end: int | None = None  # tables dealt at least once by the end of the phase
 
 
 async def live_phase(
@@ -1091,6 +1380,7 @@ async def live_phase(
     options: Options,
     *,
     search: bool,
+    profile_logs: Path | None = None,
 ) -> LivePhase:
     """Seat `names` four to a table, connect them, start the tables, measure the runs
     (and, with `search`, the saturation probes), then close the tables and check that
@@ -1149,6 +1439,12 @@ async def live_phase(
         f"{sum(1 for a in live.actions if a.version is not None)} acked, "
         f"{len(live.errors)} errors, {live.resyncs} resyncs ({waiting} waiting for a snapshot)"
     )
+    profile = None
+    if profile_logs is not None:
+        log("  profiling daphne with py-spy during one more run")
+        profile = await profiled_run(
+            stack, live, options.runs * options.duration, profile_logs, len(players)
+        )
     probe_windows: list[tuple[float, list[Window]]] = []
     if search:
         await saturation_search(stack, live, step_windows, probe_windows, options)
@@ -1211,6 +1507,8 @@ async def live_phase(
         connect_seconds=connect_seconds,
         warmup_seconds=warmup_seconds,
         dealt=dealt,
+        profile=profile,
+        dealt_by_end=sum(1 for t in tables if t.dealt),
     )
 
 
@@ -1367,7 +1665,9 @@ def echo_run_figures(echo: Echo, clients: list[EchoClient], window: Window) -> R
             b.append(max(t for t in others if t is not None) - sent)
     errors = sum(1 for t in echo.errors if window.start <= t < window.end)
     span = window.end - window.start
-    return RunFigures(count / span, count / span, Latency.of(a, b), errors, 0, lost, window.usage)
+    return RunFigures(
+        count / span, count / span, Latency.of(a, b), errors, 0, lost, window.usage, span
+    )
 
 
 @dataclass
@@ -1377,6 +1677,40 @@ class EchoPhase:
     lost: int
     sent: int
     seconds: float
+    rates: list[float] = field(default_factory=list)  # the rates asked for (msg/s in all)
+    pad: int = 0
+    probes: list[tuple[float, list[RunFigures]]] = field(default_factory=list)  # search
+    layer: str = ""  # the channel layer of the stack it ran on
+
+    @property
+    def searched(self) -> bool:
+        return bool(self.probes)
+
+    def candidates(self) -> list[list[RunFigures]]:
+        return [
+            runs for runs in (self.runs, self.at_saturation, *(r for _, r in self.probes)) if runs
+        ]
+
+    @property
+    def saturation(self) -> float | None:
+        """The highest rate (msg/s, median of runs) that passed, among all it ran."""
+        rates = [summarize(runs)["rate"] or 0.0 for runs in self.candidates() if echo_passes(runs)]
+        return max(rates) if rates else None
+
+    @property
+    def saturated(self) -> bool:
+        """Some rate it ran failed: the point is found, not only a floor."""
+        return any(not echo_passes(runs) for runs in self.candidates())
+
+    def lowest_rate(self) -> float:
+        return min((summarize(runs)["rate"] or 0.0) for runs in self.candidates())
+
+
+def echo_passes(runs: list[RunFigures]) -> bool:
+    """p99 under the limit, as the tables', and (a lossy layer must not pass by dropping
+    its slow frames) at most ECHO_LOST_SHARE of the frames lost."""
+    frames = SEATS * sum(r.rate * r.span for r in runs)
+    return passes(runs) and sum(r.lost for r in runs) <= ECHO_LOST_SHARE * frames
 
 
 async def echo_phase(
@@ -1386,9 +1720,14 @@ async def echo_phase(
     options: Options,
     rates: list[float],
     pad: int,
+    *,
+    search: bool = False,
+    layer: str = "",
 ) -> EchoPhase:
     """The same sockets (the same sessions), in groups of 4, sending `rates[i]` messages
-    a second in all: the step's runs at the first rate, then the probe runs at the next."""
+    a second in all: the step's runs at the first rate, then the probe runs at the next;
+    with `search`, then the echo's own saturation search: the rate doubled (halved when the
+    step's rate already fails) until its verdict changes, then once between the two."""
     began = time.monotonic()
     echo = Echo(port=stack.port, rng=random.Random(options.seed + 1), pad=pad)
     clients = [
@@ -1406,20 +1745,58 @@ async def echo_phase(
         if client.ws is None:
             client.close_now()
         client.members = [m for m in client.members if clients[m].ws is not None]
-    phases: list[list[Window]] = []
-    for index, rate in enumerate(rates):
+
+    async def at(rate: float, count: int, seconds: float) -> list[Window]:
         echo.rate, echo.sending = rate / len(clients), True
         await asyncio.sleep(options.settle)
-        count = options.runs if index == 0 else options.saturation_runs
-        seconds = options.duration if index == 0 else options.saturation_duration
-        phases.append([await measure(stack, seconds) for _ in range(count)])
+        windows = [await measure(stack, seconds) for _ in range(count)]
         echo.sending = False
         await asyncio.sleep(1.5)
+        return windows
+
+    phases: list[list[Window]] = []
+    for index, rate in enumerate(rates):
+        count = options.runs if index == 0 else options.saturation_runs
+        seconds = options.duration if index == 0 else options.saturation_duration
+        phases.append(await at(rate, count, seconds))
+    probe_windows: list[tuple[float, list[Window]]] = []
+    search_began = time.monotonic()  # the phase's lost/sent count the messages before it
+    if search and rates:
+        verdicts = {
+            rate: echo_passes([echo_run_figures(echo, clients, w) for w in windows])
+            for rate, windows in zip(rates, phases, strict=True)
+        }
+        base = verdicts[rates[0]]
+
+        async def probe(rate: float) -> bool:
+            windows = await at(rate, options.saturation_runs, options.saturation_duration)
+            runs = [echo_run_figures(echo, clients, w) for w in windows]
+            probe_windows.append((rate, windows))
+            verdicts[rate] = echo_passes(runs)
+            s = summarize(runs)
+            log(
+                f"  echo probe{f' ({layer})' if layer else ''}: {rate:.1f} msg/s asked, "
+                f"{s['rate'] or 0:.1f} sent, p99 {_num(s['latency'].worst_p99)} ms, "
+                f"lost {s['lost']}"
+            )
+            return verdicts[rate]
+
+        good = [r for r, ok in verdicts.items() if ok]
+        rate = max(max(good) if base else rates[0], 1.0)
+        for _ in range(options.echo_max_probes):
+            rate = rate * ECHO_FASTER if base else rate / ECHO_FASTER
+            if await probe(rate) != base:
+                break
+        good = [r for r, ok in verdicts.items() if ok]
+        bad = [r for r, ok in verdicts.items() if not ok]
+        if good and bad and max(good) < min(bad) and min(bad) / max(good) > 1.3:
+            await probe(math.sqrt(max(good) * min(bad)))
     await asyncio.sleep(1.0)
     figures = [[echo_run_figures(echo, clients, w) for w in windows] for windows in phases]
+    before = [key for key, sent in echo.sent.items() if sent < search_began]
     lost = sum(
         1
-        for (sender, seq) in echo.sent
+        for (sender, seq) in before
         for member in clients[sender].members
         if member not in echo.got.get((sender, seq), {})
     )
@@ -1428,8 +1805,15 @@ async def echo_phase(
         runs=figures[0],
         at_saturation=figures[1] if len(figures) > 1 else [],
         lost=lost,
-        sent=len(echo.sent),
+        sent=len(before),
         seconds=time.monotonic() - began,
+        rates=list(rates),
+        pad=pad,
+        probes=[
+            (rate, [echo_run_figures(echo, clients, w) for w in windows])
+            for rate, windows in probe_windows
+        ],
+        layer=layer,
     )
 
 
@@ -1442,6 +1826,7 @@ class StepResult:
     echo: EchoPhase
     saturation_rate: float | None = None
     webs: int = 1  # daphne processes
+    other_echo: EchoPhase | None = None  # the same echo on the other channel layer
 
 
 def saturation_rate(phase: LivePhase) -> float | None:
@@ -1453,10 +1838,19 @@ def saturation_rate(phase: LivePhase) -> float | None:
 
 
 async def run_step(
-    stack: Stack, cookies: dict[str, str], names: list[str], options: Options, *, search: bool
+    stack: Stack,
+    cookies: dict[str, str],
+    names: list[str],
+    options: Options,
+    *,
+    search: bool,
+    layer: str = "",
+    profile_logs: Path | None = None,
 ) -> StepResult:
     names = names[: len(names) - len(names) % SEATS]
-    live = await live_phase(stack, cookies, names, options, search=search)
+    live = await live_phase(
+        stack, cookies, names, options, search=search, profile_logs=profile_logs
+    )
     step = summarize(live.runs)
     log(
         f"  live: {live.seconds:.0f} s; {step['rate'] or 0:.1f} actions/s, "
@@ -1468,7 +1862,16 @@ async def run_step(
     point = saturation_rate(live) if search else None
     if point:
         rates.append(point)
-    echo = await echo_phase(stack, cookies, names, options, rates, int(live.frame_bytes) - 60)
+    echo = await echo_phase(
+        stack,
+        cookies,
+        names,
+        options,
+        rates,
+        int(live.frame_bytes) - 60,
+        search=search,
+        layer=layer,
+    )
     base = summarize(echo.runs)
     log(
         f"  echo: {echo.seconds:.0f} s; {base['rate'] or 0:.1f} msg/s, "
@@ -1478,7 +1881,13 @@ async def run_step(
 
 
 async def bench(
-    options: Options, stack: Stack, cookies: dict[str, str], names: list[str]
+    options: Options,
+    stack: Stack,
+    cookies: dict[str, str],
+    names: list[str],
+    *,
+    layer: str = "",
+    logs: Path | None = None,
 ) -> list[StepResult]:
     results = []
     search = options.saturation_players if options.search else None
@@ -1490,10 +1899,53 @@ async def bench(
             f"step: {players} players"
             + (" (then the saturation search)" if players == search else "")
         )
+        profile = options.profile and players == options.profile_players
         results.append(
-            await run_step(stack, cookies, names[:players], options, search=players == search)
+            await run_step(
+                stack,
+                cookies,
+                names[:players],
+                options,
+                search=players == search,
+                layer=layer,
+                profile_logs=logs if profile else None,
+            )
         )
     return results
+
+
+async def other_layer_echo(
+    stack: Stack,
+    cookies: dict[str, str],
+    names: list[str],
+    options: Options,
+    results: list[StepResult],
+    layer: str,
+) -> None:
+    """The echo of every one-process step again, on a stack whose channel layer is the
+    other one: the same sockets and sessions, the same rates and padding, and the echo's
+    saturation search where the live stack's echo had one."""
+    for result in results:
+        if result.webs != 1:
+            continue
+        players = result.live.players
+        log(f"echo on the {layer} layer: {players} players")
+        result.other_echo = await echo_phase(
+            stack,
+            cookies,
+            names[:players],
+            options,
+            result.echo.rates,
+            result.echo.pad,
+            search=result.echo.searched,
+            layer=layer,
+        )
+        base = summarize(result.other_echo.runs)
+        log(
+            f"  echo ({layer}): {result.other_echo.seconds:.0f} s; {base['rate'] or 0:.1f} "
+            f"msg/s, p99 (a) {_num(base['latency'].a[99])} ms, (b) "
+            f"{_num(base['latency'].b[99])} ms"
+        )
 
 
 # --- the report ------------------------------------------------------------------------
@@ -1525,9 +1977,21 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
         "group of 4 — the same players' sessions and socket count, the same message rate, "
         "frames padded to the tables' mean update size.",
     ]
+    layer = context.get("layer") or {}
+    if layer:
+        lines.append(
+            f"Channel layer of the live stack: {layer.get('live')} ({layer.get('backend')}), "
+            "what its settings give (read back from them; nothing set for it here)."
+        )
+    if options.quick:
+        lines.append(
+            "QUICK: one small step; the saturation searches (live and echo) and the other "
+            "layer's echo are shortened (fewer, shorter probes), the idle window is 5 s."
+        )
     if options.extra_env:
         extra = " ".join(f"{k}={v}" for k, v in options.extra_env.items())
         lines.append(f"EXPERIMENT: the server processes ran with {extra} (not the defaults).")
+    lines += idle_lines(context)
     lines += [
         "",
         f"{'players':>7} {'tables':>6} {'sent/s':>6} {'act/s':>6} │ {'(a) p50':>7} {'p95':>6}"
@@ -1549,6 +2013,7 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
         "  sent/s: actions the players sent; act/s: those accepted (acked). Latencies are of "
         "the accepted ones; '—': none was accepted in the runs."
     )
+    lines += ["", *cpu_lines(ordered, str(layer.get("live", "")))]
     if any(r.webs > 1 for r in ordered):
         lines.append(
             "  N (2): the same step on two daphne processes sharing the Redis layer (no proxy:"
@@ -1629,8 +2094,119 @@ def report(results: list[StepResult], options: Options, context: dict[str, Any])
     for result in ordered:
         if result.live.probes:
             lines += ["", *saturation_lines(result, options)]
-    lines += ["", *targets(results)]
+        if result.echo.searched:
+            lines += ["", *echo_search_lines(result.echo, result.live.players, options)]
+    lines += ["", *layer_lines(ordered, context, options)]
+    for result in ordered:
+        if result.live.profile is not None:
+            lines += ["", *profile_lines(result.live.profile, result.live.players)]
+    lines += ["", *targets(results, context)]
     return "\n".join(lines)
+
+
+def idle_lines(context: dict[str, Any]) -> list[str]:
+    idle = context.get("idle") or {}
+    live = (context.get("layer") or {}).get("live")
+    lines = []
+    for name, figures in sorted(idle.items(), key=lambda item: item[0] != live):
+        cpu = figures["cpu"]
+        text = ", ".join(f"{k} {_num(cpu.get(k), 1)}%" for k in IDLE_PROCESSES)
+        stack = "the live stack" if name == live else "the other layer's echo stack"
+        lines.append(
+            f"Idle ({stack}, {name} layer; no table, {figures['seconds']:g} s right after it "
+            f"started, before any sign-in): {text} of one core; machine "
+            f"{_num(figures['machine'])}% of all cores (postgres and redis: the machine's "
+            "servers, shared with any other work on it)"
+        )
+    return lines
+
+
+def cpu_lines(ordered: list[StepResult], layer: str) -> list[str]:
+    lines = [
+        "daphne CPU per message: its CPU-seconds in the runs ÷ the actions accepted (live) / "
+        f"the messages broadcast (echo), on the same layer ({layer or '?'}); target ratio ≤ "
+        f"{TARGET_CPU_RATIO:g}×",
+        f"{'players':>7} │ {'live ms/action':>14} │ {'echo ms/broadcast':>17} │ {'ratio':>6}",
+    ]
+    for result in ordered:
+        live, echo = cpu_per_message(result.live.runs), cpu_per_message(result.echo.runs)
+        lines.append(
+            f"{_players(result):>7} │ {_num(live, 2):>14} │ {_num(echo, 2):>17} │"
+            f" {_num(_ratio(live, echo), 1):>5}×"
+        )
+    return lines
+
+
+def echo_search_lines(echo: EchoPhase, players: int, options: Options) -> list[str]:
+    lines = [
+        f"Echo saturation search on the {players}-player sockets ({echo.layer or '?'} layer): "
+        f"the rate doubled (halved) until p99 crosses {SATURATION_P99_MS:g} ms or over "
+        f"{ECHO_LOST_SHARE:.0%} of frames are lost, then once between; median of "
+        f"{options.saturation_runs} runs of {options.saturation_duration:g} s per rate "
+        f"(at most {options.echo_max_probes} probes + 1)",
+        f"{'asked/s':>8} {'msg/s':>7} {'(a) p50':>8} {'(a) p99':>8} {'(b) p99':>8} {'lost':>6}"
+        f" {'daphne':>7} {'load-gen':>8} {'machine':>8}  passes",
+    ]
+    rows = [
+        *(zip(echo.rates, (echo.runs, echo.at_saturation), strict=False)),
+        *echo.probes,
+    ]
+    for asked, runs in sorted((row for row in rows if row[1]), key=lambda row: row[0]):
+        s = summarize(runs)
+        lines.append(
+            f"{asked:>8.1f} {_num(s['rate'], 1):>7} {_num(s['latency'].a[50]):>8}"
+            f" {_num(s['latency'].a[99]):>8} {_num(s['latency'].b[99]):>8} {s['lost']:>6}"
+            f" {_num(s['cpu']['daphne']):>6}% {_num(s['cpu']['load-gen']):>7}%"
+            f" {_num(s['machine']):>7}%  {'yes' if echo_passes(runs) else 'no'}"
+        )
+    lines.append("Echo saturation point: " + echo_point(echo) + " msg/s")
+    return lines
+
+
+def echo_point(echo: EchoPhase) -> str:
+    if not echo.searched:
+        return "not searched"
+    if echo.saturation is None:
+        return f"below {echo.lowest_rate():,.1f}"
+    return f"about {echo.saturation:,.1f}" + ("" if echo.saturated else " or more")
+
+
+def layer_lines(ordered: list[StepResult], context: dict[str, Any], options: Options) -> list[str]:
+    layer = context.get("layer") or {}
+    lines = [
+        "Echo by layer: the same sockets, sessions, rates and frame size on each channel "
+        f"layer; the live stack's is {layer.get('live', '?')}"
+        + (
+            f", the other ({layer.get('other')}: {layer.get('other_backend')}) on a stack of "
+            "its own started with CHANNEL_LAYER set to it"
+            if layer.get("other_backend")
+            else f" ({context.get('layers_skipped', 'the other layer not run')})"
+        )
+        + ". lost: frames of the runs' messages never received, of those expected.",
+        f"{'players':>7} {'layer':<7} {'msg/s':>6} │ {'(a) p50':>7} {'p99':>6} │ {'(b) p50':>7}"
+        f" {'p99':>6} │ {'lost':>12} │ {'ms/broadcast':>12} │ saturation point",
+    ]
+    for result in ordered:
+        if result.webs != 1:
+            continue
+        for echo in (result.echo, result.other_echo):
+            if echo is None:
+                continue
+            s = summarize(echo.runs)
+            lat = s["latency"]
+            frames = SEATS * sum(r.rate * r.span for r in echo.runs)
+            mark = "*" if echo.layer == layer.get("live") else " "
+            lost = f"{s['lost']}/{frames:,.0f}"
+            lines.append(
+                f"{_players(result):>7} {echo.layer + mark:<7} {_num(s['rate'], 1):>6} │"
+                f" {_num(lat.a[50], 1):>7} {_num(lat.a[99], 1):>6} │"
+                f" {_num(lat.b[50], 1):>7} {_num(lat.b[99], 1):>6} │"
+                f" {lost:>12} │"
+                f" {_num(cpu_per_message(echo.runs), 2):>12} │"
+                f" {echo_point(echo) if echo.searched else ''}"
+            )
+    lines.append("  *: the live stack's layer (the live figures above ran on it)")
+    return lines
 
 
 def saturation_lines(result: StepResult, options: Options) -> list[str]:
@@ -1679,7 +2255,7 @@ def _players(result: StepResult) -> str:
     return players if result.webs == 1 else f"{players} ({result.webs})"
 
 
-def targets(results: list[StepResult]) -> list[str]:
+def targets(results: list[StepResult], context: dict[str, Any] | None = None) -> list[str]:
     lines = ["Targets for one daphne process:"]
     results = [r for r in results if r.webs == 1]
     step = next((r for r in results if r.live.players == TARGET_PLAYERS), None)
@@ -1701,6 +2277,13 @@ def targets(results: list[StepResult]) -> list[str]:
             f"  within {TARGET_ECHO_RATIO:g}× of the echo p99: (a) {_num(ratios[0], 1)}×, (b)"
             f" {_num(ratios[1], 1)}× — {'met' if met else 'MISSED'}"
         )
+    lines.append("  " + lateness_line(results))
+    lines.append("Issue 19's targets (ratios measured in this run):")
+    lines += [verdict.line() for verdict in issue19_verdicts(results, context or {})]
+    return lines
+
+
+def lateness_line(results: list[StepResult]) -> str:
     verdicts = []
     for result in sorted(results, key=lambda r: r.live.players):
         late = result.live.lateness_ms
@@ -1711,11 +2294,183 @@ def targets(results: list[StepResult]) -> list[str]:
         verdicts.append(
             f"{result.live.players:,} players {_num(p99)} ms ({len(late)} timeouts) — {verdict}"
         )
-    lines.append(
-        f"  timeouts applied within {TARGET_LATENESS_MS / 1000:g} s of their deadlines at p99: "
+    return (
+        f"timeouts applied within {TARGET_LATENESS_MS / 1000:g} s of their deadlines at p99: "
         + "; ".join(verdicts)
     )
-    return lines
+
+
+@dataclass
+class Verdict:
+    target: str
+    measured: str
+    state: str  # met, MISSED, not judged, shown, not run, measured
+
+    def line(self) -> str:
+        return f"  {self.target}: {self.measured} — {self.state}"
+
+
+def _judged_step(results: list[StepResult], players: int) -> tuple[StepResult | None, str]:
+    """The one-process step with `players`, else the largest one (named in the verdict)."""
+    ones = [r for r in results if r.webs == 1]
+    exact = next((r for r in ones if r.live.players == players), None)
+    if exact is not None or not ones:
+        return exact, ""
+    largest = max(ones, key=lambda r: r.live.players)
+    return largest, f" [no {players:,}-player step: judged at {largest.live.players:,}]"
+
+
+def _met(ok: bool | None) -> str:
+    return "not judged" if ok is None else "met" if ok else "MISSED"
+
+
+def cpu_verdict(results: list[StepResult]) -> Verdict:
+    step, note = _judged_step(results, TARGET_PLAYERS)
+    target = f"daphne CPU per accepted action ≤ {TARGET_CPU_RATIO:g}× the echo's per broadcast"
+    if step is None:
+        return Verdict(target, "no step", "not judged")
+    live, echo = cpu_per_message(step.live.runs), cpu_per_message(step.echo.runs)
+    ratio = _ratio(live, echo)
+    return Verdict(
+        target,
+        f"{_num(live, 1)} ms against {_num(echo, 1)} ms = {_num(ratio, 1)}×{note}",
+        _met(None if ratio is None else ratio <= TARGET_CPU_RATIO),
+    )
+
+
+def saturation_verdict(results: list[StepResult]) -> Verdict:
+    target = f"saturation point ≥ {TARGET_SATURATION_SHARE:.0%} of the echo's"
+    step = next((r for r in results if r.webs == 1 and r.live.probes), None)
+    if step is None or not step.echo.searched:
+        return Verdict(target, "no saturation search in this run", "not judged")
+    live_rows = [(1.0, step.live.runs), *step.live.probes]
+    live_floor = all(passes(runs) for _p, runs in live_rows)  # never saturated
+    echo_floor = not step.echo.saturated
+    live, echo = step.saturation_rate, step.echo.saturation
+    live_text = (
+        f"below {min(summarize(r)['rate'] or 0.0 for _p, r in live_rows):,.1f}"
+        if live is None
+        else f"{live:,.1f}{'+' if live_floor else ''}"
+    )
+    echo_text = (
+        f"below {step.echo.lowest_rate():,.1f}"
+        if echo is None
+        else f"{echo:,.1f}{'+' if echo_floor else ''}"
+    )
+    measured = f"{live_text} actions/s against the echo's {echo_text} msg/s"
+    ok: bool | None
+    if live is None:
+        ok = False if echo is not None else None
+    elif echo is None:
+        ok = None
+    else:
+        share = live / echo
+        measured += f" = {share:.0%}"
+        if live_floor or echo_floor:
+            measured += " (+: a floor, not saturated at the fastest rate tried)"
+        if share >= TARGET_SATURATION_SHARE:
+            ok = None if echo_floor else True
+        else:
+            ok = None if live_floor else False
+    return Verdict(target + f" ({step.live.players:,} players)", measured, _met(ok))
+
+
+def crowd_verdicts(results: list[StepResult]) -> list[Verdict]:
+    step, note = _judged_step(results, TARGET_CROWD)
+    if step is None:
+        return [Verdict(f"{TARGET_CROWD:,} players", "no step", "not judged")]
+    live = step.live
+    players = f"{live.players:,} players"
+    lat, echo = summarize(live.runs)["latency"], summarize(step.echo.runs)["latency"]
+    ratios = [_ratio(lat.a[99], echo.a[99]), _ratio(lat.b[99], echo.b[99])]
+    known = [r for r in ratios if r is not None]
+    verdicts = [
+        Verdict(
+            f"{players}: p99 ≤ {TARGET_ECHO_RATIO:g}× the echo's p99",
+            f"(a) {_num(lat.a[99])} ms = {_num(ratios[0], 1)}×, (b) {_num(lat.b[99])} ms = "
+            f"{_num(ratios[1], 1)}× (echo {_num(echo.a[99], 1)} / {_num(echo.b[99], 1)} ms)" + note,
+            _met(max(known) <= TARGET_ECHO_RATIO if len(known) == 2 else None),
+        )
+    ]
+    dealt = live.dealt if live.dealt_by_end is None else live.dealt_by_end
+    verdicts.append(
+        Verdict(
+            f"{players}: every table dealt",
+            f"{dealt}/{live.tables} by the end ({live.dealt} when the runs began)",
+            _met(dealt == live.tables),
+        )
+    )
+    p99 = percentile(live.lateness_ms, 99)
+    verdicts.append(
+        Verdict(
+            f"{players}: timeouts applied within {TARGET_LATENESS_MS / 1000:g} s at p99",
+            f"{_num(p99)} ms late at p99 ({len(live.lateness_ms)} timeouts)",
+            _met(None if p99 is None else p99 <= TARGET_LATENESS_MS),
+        )
+    )
+    own = {c: n for c, n in live.errors.items() if c in PLAYERS_OWN_MISTAKES}
+    other = {c: n for c, n in live.errors.items() if c not in PLAYERS_OWN_MISTAKES}
+    listed = ", ".join(f"{c} {n}" for c, n in sorted(other.items(), key=lambda i: -i[1]))
+    verdicts.append(
+        Verdict(
+            f"{players}: no errors but the players' own mistakes "
+            f"({', '.join(sorted(PLAYERS_OWN_MISTAKES))})",
+            (f"others: {listed}" if other else "no other error")
+            + (f"; own mistakes {sum(own.values())}" if own else ""),
+            _met(not other),
+        )
+    )
+    connected = live.players - live.not_opened
+    verdicts.append(
+        Verdict(
+            f"{players}: every client converged",
+            f"{live.converged}/{connected}"
+            + (f" ({live.not_opened} sockets never opened)" if live.not_opened else ""),
+            _met(live.converged == connected and not live.not_opened),
+        )
+    )
+    return verdicts
+
+
+def layers_verdict(results: list[StepResult], context: dict[str, Any]) -> Verdict:
+    target = "the echo's own line on both layers"
+    rows = []
+    for result in results:
+        if result.webs != 1:
+            continue
+        for echo in (result.echo, result.other_echo):
+            if echo is not None:
+                s = summarize(echo.runs)["latency"]
+                rows.append(
+                    f"{echo.layer or '?'} {result.live.players:,}: p99 {_num(s.worst_p99, 1)} ms"
+                )
+    shown = any(r.other_echo is not None for r in results)
+    why = context.get("layers_skipped") or "not run"
+    return Verdict(target, "; ".join(rows) if rows else "no echo", "shown" if shown else why)
+
+
+def idle_verdict(context: dict[str, Any]) -> Verdict:
+    idle = context.get("idle") or {}
+    live = idle.get(context.get("layer", {}).get("live", ""))
+    if not live:
+        return Verdict("idle costs nothing (item 5)", "not measured", "not run")
+    cpu = live["cpu"]
+    text = ", ".join(f"{k} {_num(cpu.get(k), 1)}%" for k in IDLE_PROCESSES)
+    return Verdict(
+        "idle costs nothing (item 5, no numeric target)",
+        f"{text} of one core over {live['seconds']:g} s",
+        "measured",
+    )
+
+
+def issue19_verdicts(results: list[StepResult], context: dict[str, Any]) -> list[Verdict]:
+    return [
+        cpu_verdict(results),
+        saturation_verdict(results),
+        *crowd_verdicts(results),
+        layers_verdict(results, context),
+        idle_verdict(context),
+    ]
 
 
 def as_json(results: list[StepResult], context: dict[str, Any]) -> dict[str, Any]:
@@ -1748,9 +2503,71 @@ def as_json(results: list[StepResult], context: dict[str, Any]) -> dict[str, Any
                 "echo_sent": r.echo.sent,
                 "probes": [{"pace": p, **figures(runs)} for p, runs in live.probes],
                 "saturation_rate": r.saturation_rate,
+                "dealt": live.dealt,
+                "dealt_by_end": live.dealt_by_end,
+                "cpu_per_action_ms": cpu_per_message(live.runs),
+                "echo_cpu_per_broadcast_ms": cpu_per_message(r.echo.runs),
+                "cpu_ratio": _ratio(cpu_per_message(live.runs), cpu_per_message(r.echo.runs)),
+                "echo_by_layer": [
+                    echo_json(echo) for echo in (r.echo, r.other_echo) if echo is not None
+                ],
+                "profile": profile_json(live.profile),
             }
         )
-    return {"context": context, "steps": steps, "connect_retries": dict(CONNECT_RETRIES)}
+    return {
+        "context": context,
+        "steps": steps,
+        "connect_retries": dict(CONNECT_RETRIES),
+        "targets": [vars(v) for v in issue19_verdicts(results, context)],
+    }
+
+
+def echo_json(echo: EchoPhase) -> dict[str, Any]:
+    s = summarize(echo.runs)
+    latency = s["latency"]
+    return {
+        "layer": echo.layer,
+        "rate": s["rate"],
+        "p50_a": latency.a[50],
+        "p99_a": latency.a[99],
+        "p50_b": latency.b[50],
+        "p99_b": latency.b[99],
+        "lost": s["lost"],
+        "frames": SEATS * sum(r.rate * r.span for r in echo.runs),
+        "cpu_per_broadcast_ms": cpu_per_message(echo.runs),
+        "probes": [
+            {
+                "asked": rate,
+                **{k: v for k, v in summarize(runs).items() if k != "latency"},
+                "p99": summarize(runs)["latency"].worst_p99,
+                "passes": echo_passes(runs),
+            }
+            for rate, runs in echo.probes
+        ],
+        "saturation_rate": echo.saturation if echo.searched else None,
+        "saturated": echo.saturated if echo.searched else None,
+    }
+
+
+def profile_json(profile: Profile | None) -> dict[str, Any] | None:
+    if profile is None:
+        return None
+    per_action = cpu_per_message([profile.run]) if profile.run else None
+    return {
+        "path": str(profile.path),
+        "rate": profile.rate,
+        "samples": profile.total,
+        "error": profile.error,
+        "cpu_per_action_ms": per_action,
+        "categories": {
+            name: {
+                "samples": count,
+                "share": count / profile.total,
+                "ms_per_action": None if per_action is None else per_action * count / profile.total,
+            }
+            for name, count in profile.samples.most_common()
+        },
+    }
 
 
 def log(text: str) -> None:
@@ -1771,15 +2588,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         migrate(env)
         setup_django(env)
         names = create_players(options.max_players)
+        # The live stack runs on whatever the settings give (no CHANNEL_LAYER set here):
+        # read back from them, as the servers will read it.
+        found = server_layer(env)
+        layer = found["layer"] or ("pubsub" if "PubSub" in str(found["backend"]) else "core")
+        other = OTHER_LAYER[layer] if found["layer"] is not None else None
+        context["layer"] = {"live": layer, "backend": found["backend"], "other": other}
+        log(f"channel layer of the live stack: {layer} ({found['backend']})")
+        context["idle"] = {}
         stack = Stack(env, logs)
         stack.start()
+        if options.idle > 0:
+            context["idle"][layer] = measure_idle(stack, options.idle)
         started = time.monotonic()
         cookies = sign_in_all(stack.port, names)
         log(
             f"setup: {len(names)} players signed in through /login/ in "
             f"{time.monotonic() - started:.0f} s ({time.monotonic() - began:.0f} s since start)"
         )
-        results = asyncio.run(bench(options, stack, cookies, names))
+        results = asyncio.run(bench(options, stack, cookies, names, layer=layer, logs=logs))
         if options.two_webs:
             # The same stack with two web processes on one Redis layer (docs/deployment.md).
             stack.stop()
@@ -1787,7 +2614,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             stack.start()
             log(f"step: {options.two_webs} players on two daphne processes")
             players = names[: options.two_webs]
-            results.append(asyncio.run(run_step(stack, cookies, players, options, search=False)))
+            results.append(
+                asyncio.run(run_step(stack, cookies, players, options, search=False, layer=layer))
+            )
+        if options.layers == "live":
+            context["layers_skipped"] = "not run (--layers live)"
+        elif other is None:
+            context["layers_skipped"] = "not run (these settings have no CHANNEL_LAYER)"
+        else:
+            # The echo alone on the other layer: a stack of its own, the same sessions.
+            stack.stop()
+            other_env = {**env, "CHANNEL_LAYER": other}
+            context["layer"]["other_backend"] = server_layer(other_env)["backend"]
+            stack = Stack(other_env, logs)
+            stack.start()
+            if options.idle > 0:
+                context["idle"][other] = measure_idle(stack, options.idle)
+            asyncio.run(other_layer_echo(stack, cookies, names, options, results, other))
         context["load_after"] = load_average()
         context["seconds"] = round(time.monotonic() - began)
         print(report(results, options, context))
