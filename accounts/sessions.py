@@ -11,6 +11,7 @@ ended session act.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from importlib import import_module
@@ -67,17 +68,34 @@ def session_current(*, session_key: str | None, user: Any) -> bool:
         if row is None:
             return False
         encoded, password, active = row
-        data = import_module(_DATABASE_SESSIONS).SessionStore().decode(encoded)
-    else:  # another session engine: its own read, then the user's
-        data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
-        found = users.values_list("password", "is_active").first()
-        password, active = found if found is not None else (None, False)
-    if password is None or not active or data.get(SESSION_KEY) != str(user.pk):
+        keys = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS))
+        return bool(active) and password is not None and _signs_in(encoded, password, user.pk, keys)
+    # Another session engine: its own read, then the user's.
+    data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
+    found = users.values_list("password", "is_active").first()
+    password, active = found if found is not None else (None, False)
+    if password is None or not active:
+        return False
+    return _data_signs_in(data, password, user.pk)
+
+
+@functools.lru_cache(maxsize=4096)
+def _signs_in(encoded: str, password: str, user_id: int, keys: tuple[Any, ...]) -> bool:
+    """Whether the stored session data `encoded` signs user `user_id` in with the password
+    hash `password` under the signing `keys`. Remembered: a socket's every command asks it
+    again of the same row, and for the same data, hash and keys the answer cannot change,
+    so the signature check and the HMACs are not computed again for each command."""
+    data = import_module(_DATABASE_SESSIONS).SessionStore().decode(encoded)
+    return _data_signs_in(data, password, user_id)
+
+
+def _data_signs_in(data: dict[str, Any], password: str, user_id: int) -> bool:
+    if data.get(SESSION_KEY) != str(user_id):
         return False
     stored = data.get(HASH_SESSION_KEY)
     if not stored:
         return False
-    holder = get_user_model()(pk=user.pk, password=password)
+    holder = get_user_model()(pk=user_id, password=password)
     hashes = [holder.get_session_auth_hash(), *holder.get_session_auth_fallback_hash()]
     return any(constant_time_compare(stored, expected) for expected in hashes)
 
