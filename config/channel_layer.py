@@ -21,12 +21,14 @@ channel nobody reads makes it return and look.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
 
 from channels.exceptions import ChannelFull
-from channels_redis import core, pubsub
+from channels_redis import core, pubsub, utils
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +82,24 @@ class RedisChannelLayer(core.RedisChannelLayer):  # type: ignore[misc]
 
 
 class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):  # type: ignore[misc]
-    """channels_redis's Redis PUBLISH/SUBSCRIBE layer, able to say whether a group has
-    anyone in it (the lobby builds its diffs only then: lobby.broadcast)."""
+    """channels_redis's Redis PUBLISH/SUBSCRIBE layer, with two things of ours.
+
+    - Losing Redis ends every consumer of the process, as the core layer does. Upstream
+      logs the broken subscription and subscribes again once Redis is back, and what
+      was published meanwhile is gone without anyone knowing: a player whose last frame
+      was lost would look at it until the table next changed. Here every receiver of the
+      process fails at once (its consumer ends, daphne closes the socket with 1011), so
+      the clients reconnect and are sent a snapshot (docs/deployment.md, "What failures
+      look like to players"; tests/integration/test_faults.py).
+    - `group_size`, which the lobby asks before it builds a diff (lobby.broadcast)."""
+
+    def _get_layer(self) -> Any:
+        loop = asyncio.get_running_loop()
+        layer = self._layers.get(loop)
+        if layer is None:
+            layer = self._layers[loop] = _LoopLayer(*self._args, **self._kwargs, channel_layer=self)
+            utils._wrap_close(self, loop)
+        return layer
 
     async def group_size(self, group: str) -> int:
         """How many web processes have a channel in `group` now: each process subscribes
@@ -93,3 +111,74 @@ class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):  # type: ignore[m
         shard._ensure_redis()
         counts = await shard._redis.pubsub_numsub(name)
         return int(counts[0][1]) if counts else 0
+
+
+class _LoopLayer(pubsub.RedisPubSubLoopLayer):  # type: ignore[misc]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._shards = [_Shard(shard.host, self) for shard in self._shards]
+
+    def connection_lost(self, error: BaseException) -> None:
+        """Every channel of this process fails its receiver; the groups go with them."""
+        for queue in self.channels.values():
+            queue.put_nowait(_Lost(error))
+        self.channels = {}
+        self.groups = {}
+
+    async def receive(self, channel: str) -> Any:
+        if channel not in self.channels:
+            await self._subscribe_to_channel(channel)
+        queue = self.channels[channel]
+        try:
+            message = await queue.get()
+        except (asyncio.CancelledError, TimeoutError, GeneratorExit):
+            # As upstream: the consumer is stopping; its channel goes.
+            if self.channels.get(channel) is queue:
+                del self.channels[channel]
+                with contextlib.suppress(Exception):
+                    await self._get_shard(channel).unsubscribe(channel)
+            raise
+        if isinstance(message, _Lost):
+            raise RedisConnectionError("the channel layer lost Redis") from message.error
+        return self.channel_layer.deserialize(message)
+
+
+class _Shard(pubsub.RedisSingleShardConnection):  # type: ignore[misc]
+    async def _do_receiving(self) -> None:
+        while True:
+            try:
+                if self._pubsub and self._pubsub.subscribed:
+                    message = await self._pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=0.1
+                    )
+                    self._receive_message(message)
+                else:
+                    await asyncio.sleep(0.1)
+            except (asyncio.CancelledError, TimeoutError, GeneratorExit):
+                raise
+            except (RedisConnectionError, OSError) as error:
+                logger.warning("the channel layer lost Redis: ending this process's receivers")
+                await self._forget_subscriptions()
+                self.channel_layer.connection_lost(error)
+                await asyncio.sleep(0.5)
+            except Exception:
+                logger.exception("unexpected error in the channel layer's receive task")
+                await asyncio.sleep(1)
+
+    async def _forget_subscriptions(self) -> None:
+        """A fresh subscription object: the next consumer subscribes anew once Redis is
+        back, and the broken one is not resubscribed to channels nobody reads."""
+        old, self._pubsub = self._pubsub, None
+        self._subscribed_to = set()
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.aclose()
+        if self._redis is not None:
+            self._pubsub = self._redis.pubsub()
+
+
+class _Lost:
+    """Put in a channel's queue when the pub/sub connection to Redis broke."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error

@@ -163,7 +163,7 @@ REDIS_URL = env.str("REDIS_URL", default="")
 # process and group, no per-channel capacity to overflow, no receive lock), or `core`,
 # channels_redis's list-based layer (every socket of a process behind one Redis list,
 # read a message at a time).
-CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="core")
+CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="pubsub")
 if CHANNEL_LAYER not in ("core", "pubsub"):
     raise ImproperlyConfigured(f"CHANNEL_LAYER must be core or pubsub, not {CHANNEL_LAYER!r}")
 

@@ -140,7 +140,7 @@ def test_service_urls_switch_to_postgres_redis_layer_and_celery_broker():
     )
     assert done.stdout.split() == [
         "django.db.backends.postgresql",
-        "config.channel_layer.RedisChannelLayer",
+        "config.channel_layer.RedisPubSubChannelLayer",
         "False",
         "redis://redis.invalid:6379/0",
         "False",
