@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 from channels_redis.core import RedisChannelLayer as UpstreamLayer
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from config.channel_layer import RedisChannelLayer
+from config.channel_layer import RedisChannelLayer, RedisPubSubChannelLayer
 
 pytestmark = [pytest.mark.services, pytest.mark.asyncio]
 
@@ -71,3 +72,49 @@ async def test_group_size_counts_the_channels_of_every_process_in_a_group(redis_
         assert await other.group_size("another-group") == 0
     finally:
         await one.flush()
+
+
+# --- the pub/sub layer (the default, CHANNEL_LAYER=pubsub) -------------------------------
+
+
+async def test_the_pubsub_layer_says_whether_anyone_of_any_process_is_in_a_group(redis_url):
+    one = RedisPubSubChannelLayer(hosts=[redis_url], prefix="size-test")
+    other = RedisPubSubChannelLayer(hosts=[redis_url], prefix="size-test")
+    try:
+        assert await one.group_size("lobby-size") == 0
+        await other.group_add("lobby-size", await other.new_channel())
+        assert await one.group_size("lobby-size") >= 1
+        assert await one.group_size("another-group") == 0
+    finally:
+        await one.flush()
+        await other.flush()
+
+
+async def test_a_lost_redis_connection_fails_every_receiver_and_later_channels_work(redis_url):
+    """Upstream logs a broken subscription and carries on: whatever was published in
+    between is lost without a receiver knowing. Ours fails every receiver of the process
+    (their consumers end, the sockets close, the clients resync), and the next consumer
+    subscribes afresh."""
+    layer = RedisPubSubChannelLayer(hosts=[redis_url], prefix="lost-test")
+    try:
+        a, b = await layer.new_channel(), await layer.new_channel()
+        await layer.group_add("table-lost", a)
+        receiving = [asyncio.ensure_future(layer.receive(c)) for c in (a, b)]
+        await asyncio.sleep(0.05)
+        shard = layer._get_layer()._shards[0]
+        pubsub = shard._pubsub
+
+        async def broken(*args: Any, **kwargs: Any) -> Any:
+            raise RedisConnectionError("Connection closed by server.")
+
+        pubsub.get_message = broken
+        for receiver in receiving:
+            with pytest.raises(RedisConnectionError):
+                await asyncio.wait_for(receiver, 3)
+        assert shard._pubsub is not pubsub  # a fresh subscription for what comes next
+        c = await layer.new_channel()
+        await layer.group_add("table-lost", c)
+        await layer.group_send("table-lost", {"type": "table.frame", "n": 2})
+        assert await asyncio.wait_for(layer.receive(c), 3) == {"type": "table.frame", "n": 2}
+    finally:
+        await layer.flush()
