@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
 HOUR = 3600
@@ -73,9 +73,9 @@ def cache_count(key: str, *, timeout: float, delta: int = 1) -> int:
 def _redis_client(key: str) -> Any:
     """The redis-py client behind Django's RedisCache for `key`, or None for another cache
     (LocMem in embedded mode)."""
-    backend = getattr(cache, "_cache", None)
-    if isinstance(cache, RedisCache) and backend is not None:
-        return backend.get_client(key, write=True)
+    backend = caches["default"]  # the backend itself: `cache` is a proxy of it
+    if isinstance(backend, RedisCache):
+        return backend._cache.get_client(key, write=True)
     return None
 
 

@@ -198,3 +198,30 @@ def test_the_embedded_cache_keeps_an_addresss_count_through_a_flood_of_other_key
     for n in range(2_000):
         throttle_hit(scope="password-reset-email", subject=f"u{n}@example.com", limit=3)
     assert throttle_count(scope="sign-up", subject="198.51.100.7") == 3
+
+
+@pytest.mark.services
+def test_on_redis_an_attempt_is_counted_in_one_round_trip_and_its_window_expires(
+    redis_url, monkeypatch
+):
+    """The sockets count every message a client sends: on Redis that is one MULTI of
+    INCRBY and PEXPIRE NX, not Django's add, exists and incr (three round trips)."""
+    import redis
+
+    from accounts import throttling
+
+    single: list[tuple] = []
+    execute = redis.Redis.execute_command
+
+    def counted(self, *args, **kwargs):
+        single.append(args)
+        return execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.Redis, "execute_command", counted)
+    key = "throttle:test-one-trip"
+    assert [throttling.cache_count(key, timeout=5) for _ in range(3)] == [1, 2, 3]
+    assert single == []  # each count was one pipelined MULTI/EXEC, no single command
+    client = throttling._redis_client(key)
+    ttl = client.pttl(throttling.cache.make_and_validate_key(key))
+    assert 0 < ttl <= 5000
+    assert throttling.cache.get(key) == 3  # what throttle_count reads
