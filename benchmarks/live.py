@@ -1017,8 +1017,12 @@ PROFILE_CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ORM model building", ("django/db/",)),
     ("JSON", ("json/", "orjson")),
     ("per-seat views and frames", ("games/", "play/frames.py", "play/viewing.py")),
-    ("Redis cache (message budgets)", ("django/core/cache/",)),
-    ("channel layer", ("channels_redis/", "msgpack/", "redis/", "channels/layers.py")),
+    # Counted through the cache, or its Redis client directly (accounts.throttling).
+    ("Redis cache (message budgets)", ("django/core/cache/", "accounts/throttling.py")),
+    (
+        "channel layer",
+        ("channels_redis/", "msgpack/", "redis/", "channels/layers.py", "config/channel_layer.py"),
+    ),
     ("presence", ("play/presence.py", "play/connections.py")),
     ("lobby", ("lobby/",)),
     (
