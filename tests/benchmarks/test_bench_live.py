@@ -141,7 +141,7 @@ def _step(
 ) -> Any:
     from collections import Counter
 
-    from benchmarks.live import EchoPhase, LivePhase, StepResult
+    from benchmarks.live import LivePhase, StepResult
 
     tables = players // 4
     live = LivePhase(
@@ -164,18 +164,25 @@ def _step(
         dealt=tables,
         dealt_by_end=tables if dealt is None else dealt,
     )
-    echo = EchoPhase(
-        runs=[_run(20.0, echo_p99, echo_cpu)],
+    echo = _echo(echo_p99, echo_cpu, echo_probes or [], "core")
+    return StepResult(live, echo, saturation)
+
+
+def _echo(p99: float, cpu: float, probes: list, layer: str):
+    """An echo phase of 20 msg/s with one run at `p99` and `cpu`, and its search `probes`."""
+    from benchmarks.live import EchoPhase
+
+    return EchoPhase(
+        runs=[_run(20.0, p99, cpu)],
         at_saturation=[],
         lost=0,
         sent=200,
         seconds=30.0,
         rates=[20.0],
         pad=840,
-        probes=echo_probes or [],
-        layer="core",
+        probes=probes,
+        layer=layer,
     )
-    return StepResult(live, echo, saturation)
 
 
 def test_cpu_per_message_pools_the_runs_cpu_seconds_over_their_answered_messages():
@@ -268,20 +275,10 @@ def test_the_timeout_target_is_half_a_second():
 
 
 def test_the_report_prints_the_cpu_layers_idle_and_target_sections():
-    from benchmarks.live import EchoPhase, parse_options, report
+    from benchmarks.live import parse_options, report
 
     step = _step(20, echo_probes=[(40.0, [_run(40.0, 60, 30.0)]), (80.0, [_run(80.0, 400, 90)])])
-    step.other_echo = EchoPhase(
-        runs=[_run(20.0, 20.0, 8.0)],
-        at_saturation=[],
-        lost=0,
-        sent=200,
-        seconds=30.0,
-        rates=[20.0],
-        pad=840,
-        probes=[(40.0, [_run(40.0, 30, 20.0)])],
-        layer="pubsub",
-    )
+    step.other_echo = _echo(20.0, 8.0, [(40.0, [_run(40.0, 30, 20.0)])], "pubsub")
     idle = {
         "seconds": 5.0,
         "cpu": {"daphne": 0.4, "worker": 15.0, "beat": 1.0, "postgres": 2.0, "redis": 0.5},
