@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "lobby",
     "insights",
     "history",
+    "people",
 ]
 
 MIDDLEWARE = [
