@@ -14,8 +14,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.forms import ChipsAdjustForm
-from accounts.models import Account, LedgerEntry, User
-from accounts.reports import chip_flows
+from accounts.models import Account, DailyBonusClaim, DailyBonusSwitch, LedgerEntry, User
+from accounts.reports import bonus_grants, chip_flows
 from accounts.services import ChipsError, chips_adjust
 
 
@@ -89,6 +89,7 @@ class AccountAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "title": _("Потоки фишек между игроками"),
             "flows": chip_flows(),
+            "bonuses": bonus_grants(),
         }
         return TemplateResponse(request, "admin/accounts/account/chip_flows.html", context)
 
@@ -181,6 +182,48 @@ class LedgerEntryAdmin(admin.ModelAdmin):
             only,
             _("только эта игра"),
         )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(DailyBonusSwitch)
+class DailyBonusSwitchAdmin(admin.ModelAdmin):
+    """The daily bonus on or off (accounts/bonus.py): one row; no row means on."""
+
+    list_display = ("__str__", "enabled", "note", "changed_at", "changed_by")
+    readonly_fields = ("changed_at", "changed_by")
+    fields = ("enabled", "note", "changed_at", "changed_by")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not DailyBonusSwitch.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        obj.changed_by = request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(DailyBonusClaim)
+class DailyBonusClaimAdmin(admin.ModelAdmin):
+    """Claims are made by players only; admins read them (the chips are in the ledger)."""
+
+    list_display = ("claimed_at", "user", "day", "time_zone", "amount")
+    list_select_related = ("user", "entry")
+    search_fields = ("user__username",)
+    date_hierarchy = "claimed_at"
+
+    @admin.display(description=gettext_lazy("Фишек"))
+    def amount(self, claim: DailyBonusClaim) -> int:
+        return claim.entry.amount
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

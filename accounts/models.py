@@ -103,6 +103,7 @@ class LedgerEntry(models.Model):
         STAKE = "stake", _("Ставка")
         PAYOUT = "payout", _("Выигрыш")
         REFUND = "refund", _("Возврат ставки")
+        DAILY_BONUS = "daily_bonus", _("Ежедневный бонус")
 
     source = models.ForeignKey(
         Account, verbose_name=_("откуда"), on_delete=models.PROTECT, related_name="+"
@@ -162,3 +163,69 @@ class LedgerEntry(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("The chip ledger is append-only: entries cannot be deleted.")
+
+
+class DailyBonusClaim(models.Model):
+    """One daily bonus, beside its ledger entry: the player's calendar day and the time
+    zone it was counted in. The zone is kept because the next claim must fall on a new day
+    in it as well as in the zone posted then — otherwise hopping from zone to zone would
+    find a fresh midnight somewhere every hour (docs/decisions.md, «Ежедневный бонус»)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("игрок"),
+        on_delete=models.PROTECT,
+        related_name="daily_bonus_claims",
+    )
+    entry = models.OneToOneField(
+        LedgerEntry, verbose_name=_("запись журнала"), on_delete=models.PROTECT, related_name="+"
+    )
+    day = models.DateField(_("день игрока"))
+    time_zone = models.CharField(_("часовой пояс"), max_length=64)
+    claimed_at = models.DateTimeField(_("время"), db_index=True)
+
+    class Meta:
+        verbose_name = _("ежедневный бонус")
+        verbose_name_plural = _("ежедневные бонусы")
+        ordering = ["-claimed_at"]
+        constraints = [
+            # The ledger's key (bonus:<user>:<day>) says the same; this says it in the
+            # bonus's own terms.
+            models.UniqueConstraint(fields=["user", "day"], name="daily_bonus_once_per_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.day} ({self.time_zone})"
+
+
+class DailyBonusSwitch(models.Model):
+    """The admin's switch for the daily bonus: one row (pk 1), edited in Django admin, so
+    that turning the bonus off needs neither a deploy nor a restart. No row = on."""
+
+    SINGLETON_PK = 1
+
+    enabled = models.BooleanField(_("бонус включён"), default=True)
+    note = models.CharField(_("почему"), max_length=200, blank=True)
+    changed_at = models.DateTimeField(_("изменён"), auto_now=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кем"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+    )
+
+    class Meta:
+        verbose_name = _("переключатель ежедневного бонуса")
+        verbose_name_plural = _("переключатель ежедневного бонуса")
+
+    def __str__(self) -> str:
+        if self.enabled:
+            return str(_("Ежедневный бонус: включён"))
+        return str(_("Ежедневный бонус: выключен"))
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.pk = self.SINGLETON_PK
+        super().save(*args, **kwargs)

@@ -1,5 +1,9 @@
 """Reports for operators, read from the chip ledger.
 
+`bonus_grants`: who took the daily bonus, how often and how much (accounts/bonus.py). The
+bonus is the one grant a player can take again and again; many accounts living on it, or
+one that keeps losing its bonus to the same winner, are what an operator looks for.
+
 `chip_flows`: who won most from whom, across tables. Chips never move between two wallets
 directly: a game's stakes go into escrow and its payouts come out. So each game's flow
 between two players is inferred from its ledger entries: every player's net result in the
@@ -10,10 +14,13 @@ which one throwaway account keeps feeding another stands out at the top.
 
 from __future__ import annotations
 
+import datetime
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+from django.db.models import Count, Max, Sum
 
 from accounts.models import Account, LedgerEntry
 
@@ -66,4 +73,31 @@ def chip_flows(limit: int = 50) -> list[ChipFlow]:
         ChipFlow(users[loser], users[winner], round(chips), games[(loser, winner)])
         for (loser, winner), chips in top
         if round(chips) > 0
+    ]
+
+
+@dataclass(frozen=True)
+class BonusGrants:
+    player: Any  # a User
+    claims: int
+    chips: int
+    last: datetime.datetime
+
+
+def bonus_grants(limit: int = 50) -> list[BonusGrants]:
+    """The players who took the most chips as daily bonuses, most first."""
+    from accounts.models import User
+
+    rows = list(
+        LedgerEntry.objects.filter(reason=LedgerEntry.Reason.DAILY_BONUS)
+        .values("destination__owner_id")
+        .annotate(claims=Count("id"), chips=Sum("amount"), last=Max("created_at"))
+        .order_by("-chips", "-claims")[:limit]
+    )
+    users = User.objects.in_bulk([row["destination__owner_id"] for row in rows])
+    return [
+        BonusGrants(
+            users[row["destination__owner_id"]], row["claims"], int(row["chips"]), row["last"]
+        )
+        for row in rows
     ]

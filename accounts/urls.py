@@ -30,6 +30,7 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("chips/", views.chips, name="chips"),
+    path("chips/bonus/", views.bonus_claim, name="bonus_claim"),
     path("chips/balance.json", views.chips_balance, name="chips_balance"),
     path("chips/<int:pk>/", views.chips_entry, name="chips_entry"),
 ]

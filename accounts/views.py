@@ -8,11 +8,15 @@ from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.formats import number_format
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.bonus import BonusRefused, daily_bonus_claim, daily_bonus_claimable
 from accounts.forms import MailLaterPasswordResetForm, SignUpForm
 from accounts.models import Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
@@ -23,6 +27,9 @@ STATEMENT_PAGE_SIZE = 25
 SIGNUP_SCOPE = "signup"  # accounts made, per client address
 RESET_ADDRESS_SCOPE = "reset-client"  # reset requests, per client address
 RESET_EMAIL_SCOPE = "reset-email"  # reset requests, per target e-mail address
+BONUS_SCOPE = "bonus"  # daily-bonus claims, per user
+# A claim is idempotent, so this only bounds the work a script posting in a loop makes.
+BONUS_CLAIMS_PER_HOUR = 20
 
 
 def _client_address(request: HttpRequest) -> str:
@@ -129,16 +136,52 @@ def chips_entry(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+@login_required
+@require_POST
+def bonus_claim(request: HttpRequest) -> HttpResponse:
+    """The header's «Бонус»: claim the daily bonus, then back to the page it was on, with
+    the outcome as a message (the page then shows the new balance)."""
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        back = reverse("chips")
+    hit = throttle_hit(scope=BONUS_SCOPE, subject=str(request.user.pk), limit=BONUS_CLAIMS_PER_HOUR)
+    if not hit.allowed:
+        messages.error(request, _("Слишком много попыток. Попробуйте через час."))
+        return redirect(back)
+    try:
+        entry = daily_bonus_claim(user=request.user, time_zone=request.POST.get("time_zone"))
+    except BonusRefused as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "Ежедневный бонус: +%(chips)s фишка. На счёте %(balance)s.",
+                "Ежедневный бонус: +%(chips)s фишек. На счёте %(balance)s.",
+                entry.amount,
+            )
+            % {
+                "chips": number_format(entry.amount, force_grouping=True),
+                "balance": number_format(entry.destination_balance_after, force_grouping=True),
+            },
+        )
+    return redirect(back)
+
+
 @require_GET
 @never_cache
 def chips_balance(request: HttpRequest) -> JsonResponse:
     """The header's chip balance, for pages that refresh it after a game (static/js/site.js).
     Read only: {"balance": null} when not signed in."""
     if not request.user.is_authenticated:
-        return JsonResponse({"balance": None})
+        return JsonResponse({"balance": None, "bonus": False})
     balance = (
         Account.objects.filter(owner=request.user, kind=Account.Kind.PLAYER)
         .values_list("balance", flat=True)
         .first()
     )
-    return JsonResponse({"balance": int(balance or 0)})
+    # "bonus": whether the header's «Бонус» shows (a game just lost may have made it so).
+    bonus = daily_bonus_claimable(user=request.user, time_zone=request.GET.get("tz"))
+    return JsonResponse({"balance": int(balance or 0), "bonus": bonus})

@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "lobby",
     "insights",
     "history",
+    "people",
 ]
 
 MIDDLEWARE = [
@@ -255,6 +256,12 @@ CLASSIC_ROUND_PAUSE_SECONDS = env.float("CLASSIC_ROUND_PAUSE_SECONDS", default=4
 # How long a game's announced commitment waits for the players' client seeds before the
 # cards are dealt without the missing ones (docs/fairness.md); 0 deals at once.
 CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
+
+# The daily bonus (accounts/bonus.py): a player whose wallet holds fewer chips than this
+# may claim, once per calendar day in their time zone, chips up to it — so that a player
+# who lost everything can come back tomorrow. An admin turns it off in Django admin
+# (DailyBonusSwitch), not here: that needs no restart.
+DAILY_BONUS_FLOOR = env.int("DAILY_BONUS_FLOOR", default=1_000)
 
 # A public lobby's limits on opening tables (lobby.services.table_open; staff have none):
 # one player opening 2,000 tables made the lobby slow and heavy for everyone.

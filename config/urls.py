@@ -63,4 +63,5 @@ urlpatterns = [
     path("", include("play.urls")),
     path("", include("history.urls")),
     path("", include("insights.urls")),
+    path("", include("people.urls")),
 ]

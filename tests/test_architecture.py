@@ -24,8 +24,20 @@ ROOT = Path(__file__).resolve().parents[1]
 # The apps from the ground up: each may import only those before it (and itself). Live
 # play announces what it does (play.signals, tables.signals) and never imports the lobby,
 # the history or the insights that follow it; the lobby's page shows the leaderboards
-# through a template tag of insights' (insights/templatetags), not an import.
-LAYERS = ("lib", "games", "accounts", "tables", "play", "lobby", "insights", "history", "config")
+# through a template tag of insights' (insights/templatetags), not an import. The social
+# layer (people: profiles) reads play, insights and the ledger; nothing imports it.
+LAYERS = (
+    "lib",
+    "games",
+    "accounts",
+    "tables",
+    "play",
+    "lobby",
+    "insights",
+    "history",
+    "people",
+    "config",
+)
 APPS = LAYERS
 
 

@@ -35,6 +35,26 @@ export function localiseTimes(root = document) {
 
 localiseTimes();
 
+// --- the daily bonus (accounts/bonus.py): its day is the player's, in the browser's zone ---
+
+/** The browser's IANA time zone ("Europe/Moscow"), or "" when it does not say. */
+function browserZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  } catch {
+    return "";
+  }
+}
+
+for (const input of document.querySelectorAll("[data-bonus-form] [data-time-zone]")) {
+  input.value = browserZone();
+}
+
+/** Show or hide the header's «Бонус» as the server says it can be claimed. */
+function showBonus(claimable) {
+  for (const form of document.querySelectorAll("[data-bonus-form]")) form.hidden = !claimable;
+}
+
 /** Show a balance in the header (a whole number of chips). */
 export function showChips(balance) {
   const link = badge();
@@ -53,11 +73,13 @@ export function refreshChips() {
   const url = link && link.dataset.balanceUrl;
   if (!url) return Promise.resolve(null);
   if (inFlight) return inFlight;
-  inFlight = fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+  const query = browserZone() ? `?tz=${encodeURIComponent(browserZone())}` : "";
+  inFlight = fetch(url + query, { credentials: "same-origin", headers: { Accept: "application/json" } })
     .then((response) => (response.ok ? response.json() : null))
     .then((data) => {
       const balance = data && typeof data.balance === "number" ? data.balance : null;
       if (balance !== null) showChips(balance);
+      if (data && typeof data.bonus === "boolean") showBonus(data.bonus);
       return balance;
     })
     .catch(() => null) // offline: the badge keeps what it showed

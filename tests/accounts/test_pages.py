@@ -55,9 +55,9 @@ def test_the_history_link_is_for_signed_in_players_only(client, db):
 
 
 def test_the_balance_json_is_read_only_and_fresh(client, make_user):
-    assert client.get(reverse("chips_balance")).json() == {"balance": None}
+    assert client.get(reverse("chips_balance")).json() == {"balance": None, "bonus": False}
     client.force_login(make_user())
     response = client.get(reverse("chips_balance"))
-    assert response.json() == {"balance": 10_000}
+    assert response.json() == {"balance": 10_000, "bonus": False}
     assert "no-cache" in response["Cache-Control"] or "no-store" in response["Cache-Control"]
     assert client.post(reverse("chips_balance")).status_code == 405
