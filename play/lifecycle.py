@@ -239,7 +239,8 @@ def _after(
 
     In `classic` and `blackjack`, a move that settled a round and dealt the next one holds
     the next decision's clock back by the variant's round pause (CLASSIC_ROUND_PAUSE_SECONDS,
-    BLACKJACK_ROUND_PAUSE_SECONDS), so the table can read the settled round: the clock starts at `clock_starts_at` and runs out a decision's time after it."""
+    BLACKJACK_ROUND_PAUSE_SECONDS), so the table can read the settled round: the clock starts
+    at `clock_starts_at` and runs out a decision's time after it."""
     state = game.state
     chips_sync(game, void=False)
     if state["finished"]:
