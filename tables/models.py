@@ -11,7 +11,7 @@ from django.core.validators import (
     ProhibitNullCharactersValidator,
 )
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from tables.variants import STAKE_FIELDS, Variant, get_variant, variant_choices
@@ -172,7 +172,10 @@ class Table(models.Model):
         if "min_bet" in spec.stake_defaults:
             return gettext("ставки %(min)d–%(max)d") % {"min": self.min_bet, "max": self.max_bet}
         if spec.currency == "points":
-            return gettext("на очки, партия из %(n)d раздач") % {"n": self.match_length}
+            n = self.match_length
+            return ngettext(
+                "на очки, партия из %(n)d раздачи", "на очки, партия из %(n)d раздач", n or 0
+            ) % {"n": n}
         if spec.currency == "coins":
             return gettext("на монеты игры, не фишки")
         return gettext("учебные единицы, не фишки")

@@ -20,6 +20,7 @@ import {
   aiLevelName,
   describeEvent,
   seatName,
+  tableMetaText,
 } from "./text.js";
 
 const LOG_LINES = 30;
@@ -323,6 +324,7 @@ function apply(message, events) {
     clearTimeout(waitTimer);
   }
   mirror();
+  renderMeta();
   renderStatus();
   renderSeats();
   renderTurn(before);
@@ -354,6 +356,16 @@ function apply(message, events) {
   flushSay();
   sendClientSeed();
   sitOnArrival();
+}
+
+/** The header line (variant · stakes · entry limit), drawn by the server when the page
+ * loads, follows the table's options in every frame: a classic host's new match length
+ * shows at once, not after a reload. */
+function renderMeta() {
+  const meta = document.querySelector(".table-meta");
+  if (!meta || !config.variant_name) return;
+  const text = tableMetaText(frame.table, config.variant_name);
+  if (meta.textContent !== text) meta.textContent = text;
 }
 
 function gameVersion(shown) {

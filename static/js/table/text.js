@@ -404,3 +404,34 @@ export const ANNOUNCED = new Set([
   "finished", "stuk", "bank_broken", "collect", "bet", "cut", "paused", "resumed", "away",
   "session_end", "table_closing", "table_closed", "game_voided", "hand_over", "hand_end", "sit_out",
 ]);
+
+// ---- The table's header line, from the table info of each frame (issue 20) ----
+
+const MATCH_FORMS = () => ({
+  one: t("на очки, партия из %(n)s раздачи"),
+  few: t("на очки, партия из %(n)s раздач"),
+  many: t("на очки, партия из %(n)s раздач"),
+  other: t("на очки, партия из %(n)s раздач"),
+});
+
+/** How the table is played for, as the server's Table.stakes_label() says it, from the
+ * frame's `table.options` (docs/protocol.md §6.1): «ставка 10», «ставки 10–100»,
+ * «на очки, партия из 7 раздач». */
+export function stakesText(table) {
+  const options = table.options || {};
+  if (typeof options.stake === "number") return fmt(t("ставка %(stake)s"), { stake: formatNumber(options.stake) });
+  if (typeof options.min_bet === "number") {
+    return fmt(t("ставки %(min)s–%(max)s"), { min: formatNumber(options.min_bet), max: formatNumber(options.max_bet) });
+  }
+  if (typeof options.rounds === "number") return fmt(plural(options.rounds, MATCH_FORMS()), { n: formatNumber(options.rounds) });
+  if (table.variant === "solo") return t("на монеты игры, не фишки");
+  return t("учебные единицы, не фишки");
+}
+
+/** The whole header line: «Классика · на очки, партия из 7 раздач · лимит входа 100». */
+export function tableMetaText(table, variantName) {
+  const parts = [variantName, stakesText(table)];
+  if (table.entry_limit) parts.push(fmt(t("лимит входа %(limit)s"), { limit: formatNumber(table.entry_limit) }));
+  if (table.private) parts.push(t("частный стол"));
+  return parts.filter(Boolean).join(" · ");
+}
