@@ -89,3 +89,40 @@ def test_ngettext_gives_each_language_its_own_plural_forms(
             for n in COUNTS
         ]
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("ru", ["фишек", "фишки", "фишек", "фишек", "фишек", "фишки", "фишек"]),
+        ("en", ["chips", "chip", "chips", "chips", "chips", "chips", "chips"]),
+    ],
+)
+def test_the_entry_limit_refusal_agrees_with_the_limit(language: str, words: list[str]) -> None:
+    with translation.override(language):
+        got = [
+            translation.ngettext(
+                "Нужно не меньше %(limit)s фишки, у вас %(balance)s.",
+                "Нужно не меньше %(limit)s фишек, у вас %(balance)s.",
+                n,
+            )
+            % {"limit": number(n), "balance": 0}
+            for n in COUNTS
+        ]
+    assert [line.split(" ")[4 if language == "ru" else 5].rstrip(";,") for line in got] == words
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("ru", ["на очки, партия из 1 раздачи", "на очки, партия из 7 раздач"]),
+        ("en", ["for points, a match of 1 round", "for points, a match of 7 rounds"]),
+    ],
+)
+def test_a_classic_tables_stakes_label_agrees_with_its_match_length(
+    language: str, expected: list[str]
+) -> None:
+    from tables.models import Table
+
+    with translation.override(language):
+        assert [Table(variant="classic", match_length=n).stakes_label() for n in (1, 7)] == expected

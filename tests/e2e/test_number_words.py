@@ -167,3 +167,107 @@ def test_server_rendered_times_are_shown_in_the_browsers_time_zone(
         )
     finally:
         context.close()
+
+
+COUNTED = """async () => {
+  const dom = await import('/static/js/table/dom.js');
+  const text = await import('/static/js/table/text.js');
+  const t = window.gettext;
+  const counts = [0, 1, 2, 5, 11, 21, 10000];
+  return {
+    cards: counts.map((n) => text.countText(n, 'cards')),
+    cut: counts.map((n) => text.countText(n, 'cards_acc')),
+    chips: counts.map((n) => text.countText(n, 'chips')),
+    need: counts.map((n) => dom.pluralText(n,
+      t('Нужно не меньше %(limit)s фишки, у вас %(balance)s.'),
+      t('Нужно не меньше %(limit)s фишек, у вас %(balance)s.'),
+      {limit: dom.formatNumber(n), balance: 0})),
+    match: counts.map((n) => text.stakesText({variant: 'classic', options: {rounds: n}})),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru-RU",
+            {
+                "cards": ["0 карт", "1 карта", "2 карты", "5 карт", "11 карт", "21 карта"],
+                "cut": ["0 карт", "1 карту", "2 карты", "5 карт", "11 карт", "21 карту"],
+                "chips": ["0 фишек", "1 фишка", "2 фишки", "5 фишек", "11 фишек", "21 фишка"],
+                "need": [
+                    f"Нужно не меньше {n} {word}, у вас 0."
+                    for n, word in [
+                        ("0", "фишек"),
+                        ("1", "фишки"),
+                        ("2", "фишек"),
+                        ("5", "фишек"),
+                        ("11", "фишек"),
+                        ("21", "фишки"),
+                    ]
+                ],
+                "match": [
+                    f"на очки, партия из {n} {word}"
+                    for n, word in [
+                        ("0", "раздач"),
+                        ("1", "раздачи"),
+                        ("2", "раздач"),
+                        ("5", "раздач"),
+                        ("11", "раздач"),
+                        ("21", "раздачи"),
+                    ]
+                ],
+            },
+        ),
+        (
+            "en-US",
+            {
+                "cards": ["0 cards", "1 card", "2 cards", "5 cards", "11 cards", "21 cards"],
+                "cut": ["0 cards", "1 card", "2 cards", "5 cards", "11 cards", "21 cards"],
+                "chips": ["0 chips", "1 chip", "2 chips", "5 chips", "11 chips", "21 chips"],
+                "need": [
+                    f"You need at least {n} {word}; you have 0."
+                    for n, word in [
+                        ("0", "chips"),
+                        ("1", "chip"),
+                        ("2", "chips"),
+                        ("5", "chips"),
+                        ("11", "chips"),
+                        ("21", "chips"),
+                    ]
+                ],
+                "match": [
+                    f"for points, a match of {n} {word}"
+                    for n, word in [
+                        ("0", "rounds"),
+                        ("1", "round"),
+                        ("2", "rounds"),
+                        ("5", "rounds"),
+                        ("11", "rounds"),
+                        ("21", "rounds"),
+                    ]
+                ],
+            },
+        ),
+    ],
+)
+def test_counted_nouns_in_the_page_agree_with_their_number(
+    browser: Any, daphne_server: Any, locale: str, expected: dict[str, list[str]]
+) -> None:
+    """Cards, a cut's cards, chips, the entry limit's refusal and a match's length, for 0,
+    1, 2, 5, 11, 21 and 10 000: each noun in the form its number asks for."""
+    ten_thousand = {"ru-RU": f"10{NBSP}000", "en-US": "10,000"}[locale]
+    cards = {"ru-RU": "карт", "en-US": "cards"}[locale]  # 10 000 takes the «many» form
+    context = browser.new_context(base_url=daphne_server.url, locale=locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        got = page.evaluate(COUNTED)
+        got = {k: [v.replace("\u202f", NBSP) for v in values] for k, values in got.items()}
+        for key, values in expected.items():
+            assert got[key][:6] == values, key
+            assert ten_thousand in got[key][6], key
+        assert got["cards"][6] == f"{ten_thousand} {cards}"
+    finally:
+        context.close()

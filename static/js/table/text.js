@@ -255,7 +255,7 @@ export function describeEvent(event, table, me = null) {
     case "remove":
       return fmt(t("%(name)s выбывает из партии"), { name: name(event.target) });
     case "new_game":
-      return fmt(t("Новая игра: %(coins)s монет, банк %(bank)s"), { coins: event.coins, bank: event.bank });
+      return fmt(t("Новая игра: %(coins)s, банк %(bank)s"), { coins: countText(event.coins, "coins"), bank: formatNumber(event.bank) });
     case "restart":
       return t("Раздача заново, те же карты");
     default:
@@ -348,6 +348,9 @@ const UNIT_FORMS = {
   coins: () => ({ one: t("монета"), few: t("монеты"), many: t("монет"), other: t("монеты") }),
   chips: () => ({ one: t("фишка"), few: t("фишки"), many: t("фишек"), other: t("фишки") }),
   points: () => ({ one: t("очко"), few: t("очка"), many: t("очков"), other: t("очка") }),
+  cards: () => ({ one: t("карта"), few: t("карты"), many: t("карт"), other: t("карты") }),
+  // «снять на 1 карту / 2 карты / 5 карт»: the accusative
+  cards_acc: () => ({ one: t("карту"), few: t("карты"), many: t("карт"), other: t("карты") }),
 };
 
 /** A signed amount with its unit in the right plural form: «+25 монет», «−1 фишка»,

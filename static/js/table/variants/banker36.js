@@ -223,7 +223,7 @@ export function control(entry, state, ctx) {
         class: "action bet-offer",
         dataset: { action: "bet", amount: String(amount), key: `bet-${amount}`, shortcut: key },
         "aria-keyshortcuts": key,
-        "aria-label": fmt(t("Ставка %(name)s: %(amount)s фишек"), { name: betName(amount, view), amount }),
+        "aria-label": fmt(t("Ставка %(name)s: %(amount)s"), { name: betName(amount, view), amount: countText(amount, "chips") }),
         onclick: () => ctx.act("bet", { amount }),
       },
       h("span", { class: "bet-name" }, betName(amount, view)),

@@ -5,7 +5,7 @@
 // scoreboard and the final standings. The shared screen (static/js/screen.js) reuses the
 // public parts: scoreboard(), roundSummary(), standings(), roundTable().
 
-import { fmt, h, signed } from "../dom.js";
+import { fmt, h, pluralText, signed } from "../dom.js";
 import { aiLevelName, handOwner, seatName as seatLabel, yourHandResult } from "../text.js";
 
 const MATCH_LENGTHS = [5, 7, 10];
@@ -378,7 +378,7 @@ export function render(area, state, ctx) {
     const view = game.view;
     const playing = game.status === "playing";
     const progress = el("p", { class: "classic-progress" },
-      fmt(gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played }));
+      pluralText(view.rounds_total, gettext("Партия из %(total)s раздачи, сыграно %(played)s."), gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played }));
     const summary = roundSummary(state, view, ctx.cards);
     const left = pauseLeft(game, ctx);
     if (playing && summary && left > 0) {

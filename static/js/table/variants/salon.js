@@ -6,7 +6,7 @@
 // range the server offers) and the cut (a slider over the shoe).
 
 import { cardName } from "../../cards.js";
-import { fmt, formatNumber, h, signed } from "../dom.js";
+import { fmt, formatNumber, h, pluralText, signed } from "../dom.js";
 import { countText, handOwner, seatName as seatLabel, yourHandResult } from "../text.js";
 
 const SHOE_CARDS = 104; // two decks
@@ -104,7 +104,7 @@ function facts(state, view) {
     const remaining = view.shoe.remaining;
     const meter = el("meter", { min: 0, max: SHOE_CARDS, value: remaining, "aria-label": gettext("Карт в шузе") });
     add(gettext("В шузе"), el("span", { class: "shoe-left" },
-      el("strong", { text: fmt(gettext("%(n)s карт"), { n: remaining }) }), " ", meter), "shoe");
+      el("strong", { text: countText(remaining, "cards") }), " ", meter), "shoe");
   }
   const next = nextBanker(state, view);
   if (next) add(gettext("Следующий банкомёт"), seatName(state, next), "next-banker");
@@ -201,7 +201,7 @@ export function render(area, state, ctx) {
     parts.push(chipsTable(state, view));
   } else {
     const options = state.table.options || {};
-    parts.push(el("p", { class: "salon-limits", text: fmt(gettext("Ставки за столом: %(min)s–%(max)s фишек."), { min: options.min_bet, max: options.max_bet }) }));
+    parts.push(el("p", { class: "salon-limits", text: fmt(gettext("Ставки за столом: %(min)s–%(max)s."), { min: formatNumber(options.min_bet), max: countText(options.max_bet, "chips") }) }));
   }
   area.replaceChildren(...parts.filter(Boolean));
   area.classList.add("salon");
@@ -283,7 +283,7 @@ function cutControl(action, state, ctx) {
   const show = () => {
     const position = Number(slider.value);
     shoe.style.setProperty("--cut", `${(position / total) * 100}%`);
-    text.textContent = fmt(gettext("Сверху вниз: %(n)s из %(total)s карт"), { n: position, total });
+    text.textContent = pluralText(total, gettext("Сверху вниз: %(n)s из %(total)s карты"), gettext("Сверху вниз: %(n)s из %(total)s карт"), { n: position, total });
     slider.setAttribute("aria-valuetext", text.textContent);
   };
   slider.addEventListener("input", show);
@@ -323,8 +323,8 @@ export function describe(event, state) {
       return fmt(gettext("Талия перетасована, банкомёт — %(name)s"), { name: name(event.banker) });
     case "cut":
       return event.by === "server"
-        ? fmt(gettext("Время вышло: колоду снял сервер, %(n)s карт вниз"), { n: event.position })
-        : fmt(gettext("%(name)s снимает колоду: %(n)s карт вниз"), { name: name(event.seat), n: event.position });
+        ? fmt(gettext("Время вышло: колоду снял сервер, %(n)s вниз"), { n: countText(event.position, "cards_acc") })
+        : fmt(gettext("%(name)s снимает колоду: %(n)s вниз"), { name: name(event.seat), n: countText(event.position, "cards_acc") });
     case "round_start":
       return fmt(gettext("Раздача %(n)s, банкомёт %(name)s"), { n: event.deal, name: name(event.banker) });
     case "deal":
@@ -348,7 +348,7 @@ export function describe(event, state) {
       return yours ? `${yours}. ${summary}` : summary;
     }
     case "shoe_end":
-      return fmt(gettext("Талия кончилась: в шузе осталось %(n)s карт"), { n: event.remaining });
+      return fmt(gettext("Талия кончилась: в шузе осталось %(n)s"), { n: countText(event.remaining, "cards") });
     case "finished": {
       const reasons = {
         shoe_end: gettext("Талия сыграна"),
