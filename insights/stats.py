@@ -304,6 +304,7 @@ def _result_chart(entry: VariantStats) -> SafeString:
             if line.finished_at
             else _("идёт")
         )
+        iso = line.finished_at.isoformat() if line.finished_at else ""
         note = _("%(table)s, игра №%(n)s (%(when)s): %(delta)s, итого %(total)s") % {
             "table": line.table,
             "n": line.number,
@@ -312,7 +313,9 @@ def _result_chart(entry: VariantStats) -> SafeString:
             "total": signed_number(running),
         }
         sign = (line.delta > 0) - (line.delta < 0)
-        points.append(Point(value=running, note=note, sign=sign))
+        points.append(
+            Point(value=running, note=note, sign=sign, when=iso, when_text=when if iso else "")
+        )
     values = [0.0] + [p.value for p in points]
     games = len(points)
     return line_chart(

@@ -271,3 +271,40 @@ def test_counted_nouns_in_the_page_agree_with_their_number(
         assert got["cards"][6] == f"{ten_thousand} {cards}"
     finally:
         context.close()
+
+
+def test_every_page_localises_times_signed_in_or_not_and_inside_a_charts_tooltip(
+    browser: Any, daphne_server: Any
+) -> None:
+    """static/js/times.js is loaded by every page (base.html), not only by signed-in ones:
+    a server-rendered <time> and a time inside a text (a chart point's tooltip, marked
+    data-when) read in the browser's zone."""
+    context = browser.new_context(
+        base_url=daphne_server.url, locale="ru-RU", timezone_id="Asia/Vladivostok"
+    )
+    try:
+        page = context.new_page()
+        page.goto("/rules/")  # an anonymous visitor: no site.js
+        assert page.locator('script[src*="/js/site"]').count() == 0
+        assert page.locator('script[src*="/js/times"]').count() == 1
+        got = page.evaluate(
+            """async () => {
+              const iso = '2026-03-01T12:00:00+00:00';
+              const box = document.createElement('div');
+              box.innerHTML = `<time datetime="${iso}" data-local="short">1 марта 12:00</time>`
+                + `<svg><title data-when="${iso}" data-when-text="01.03.2026 12:00">`
+                + `Стол, игра №3 (01.03.2026 12:00): +5, итого +5</title></svg>`;
+              document.body.append(box);
+              const times = await import('/static/js/times.js');
+              times.localiseTimes(box);
+              const local = new Intl.DateTimeFormat('ru', {dateStyle: 'short', timeStyle: 'short',
+                timeZone: 'Asia/Vladivostok'}).format(new Date(iso));
+              return {local, time: box.querySelector('time').textContent,
+                      note: box.querySelector('title').textContent};
+            }"""
+        )
+        assert got["time"] == got["local"]
+        assert got["note"] == f"Стол, игра №3 ({got['local']}): +5, итого +5"
+        assert "22:00" in got["local"]  # Vladivostok is UTC+10
+    finally:
+        context.close()
