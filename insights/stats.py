@@ -103,14 +103,16 @@ def signed_number(value: float, places: int = 2) -> str:
     return f"+{text}" if value > 0 else text
 
 
-def skill_figures(skill: Skill) -> dict[str, str]:
-    """A rating's figures as the pages print them."""
+def skill_figures(skill: Skill) -> dict[str, Any]:
+    """A rating's figures as the pages print them (`count`: the decisions as a number, for
+    the plural form of the word after it)."""
     return {
         "rating": number(skill.lost_per_100),
         "margin": number(skill.margin),
         "low": number(skill.low),
         "high": number(skill.high),
-        "decisions": str(skill.decisions),
+        "decisions": number(skill.decisions),
+        "count": skill.decisions,
     }
 
 
@@ -185,7 +187,7 @@ class VariantStats:
         return number(self.lost_per_100)
 
     @property
-    def skill_text(self) -> dict[str, str] | None:
+    def skill_text(self) -> dict[str, Any] | None:
         return skill_figures(self.skill) if self.skill else None
 
     @property

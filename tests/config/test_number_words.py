@@ -126,3 +126,35 @@ def test_a_classic_tables_stakes_label_agrees_with_its_match_length(
 
     with translation.override(language):
         assert [Table(variant="classic", match_length=n).stakes_label() for n in (1, 7)] == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("ru", ["по 51 решению", "по 52 решениям", "по 55 решениям", "по 1\u00a0021 решению"]),
+        (
+            "en",
+            ["over 51 decisions", "over 52 decisions", "over 55 decisions", "over 1,021 decisions"],
+        ),
+    ],
+)
+def test_the_skill_ratings_decision_count_agrees_with_its_number(
+    language: str, expected: list[str]
+) -> None:
+    """The statistics page's rating line («… по 51 решению …»): its own template, rendered."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    source = (Path(settings.BASE_DIR) / "templates/insights/stats.html").read_text()
+    start = source.index("{% blocktranslate with rating=")
+    line = source[start : source.index("{% endblocktranslate %}", start) + 23]
+    template = Template("{% load i18n %}" + line)
+    got = []
+    with translation.override(language):
+        for count in (51, 52, 55, 1021):
+            figures = {"rating": "1", "margin": "1", "low": "0", "high": "2"}
+            skill = {**figures, "decisions": number(count), "count": count}
+            got.append(template.render(Context({"s": {"skill_text": skill, "unit": "u"}})))
+    for text, want in zip(got, expected, strict=True):
+        assert want in text, text
