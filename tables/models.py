@@ -14,6 +14,7 @@ from django.db import models
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.templatetags.numbers import number
 from tables.variants import STAKE_FIELDS, Variant, get_variant, variant_choices
 
 
@@ -168,9 +169,12 @@ class Table(models.Model):
         """How the table is played for, in one short phrase."""
         spec = self.variant_spec
         if self.stake is not None and "stake" in spec.stake_defaults:
-            return gettext("ставка %(stake)d") % {"stake": self.stake}
+            return gettext("ставка %(stake)s") % {"stake": number(self.stake)}
         if "min_bet" in spec.stake_defaults:
-            return gettext("ставки %(min)d–%(max)d") % {"min": self.min_bet, "max": self.max_bet}
+            return gettext("ставки %(min)s–%(max)s") % {
+                "min": number(self.min_bet),
+                "max": number(self.max_bet),
+            }
         if spec.currency == "points":
             n = self.match_length
             return ngettext(

@@ -158,3 +158,20 @@ def test_the_skill_ratings_decision_count_agrees_with_its_number(
             got.append(template.render(Context({"s": {"skill_text": skill, "unit": "u"}})))
     for text, want in zip(got, expected, strict=True):
         assert want in text, text
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("ru", ["ставка 10\u00a0000", "ставки 1\u00a0000–10\u00a0000"]),
+        ("en", ["stake 10,000", "bets 1,000–10,000"]),
+    ],
+)
+def test_a_tables_stakes_are_grouped_as_every_number(language: str, expected: list[str]) -> None:
+    from tables.models import Table
+
+    with translation.override(language):
+        assert [
+            Table(variant="banker36", stake=10000).stakes_label(),
+            Table(variant="salon", min_bet=1000, max_bet=10000).stakes_label(),
+        ] == expected
