@@ -9,6 +9,7 @@ go to test-artifacts/blackjack-settled-*.png and blackjack-next-decision-*.png.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -151,8 +152,11 @@ def test_a_settled_round_shows_each_hands_outcome_on_the_felt_then_the_next_deci
         box = button.bounding_box()
         assert box is not None and box["y"] + box["height"] <= PHONE["height"] + 0.5
     # The round before stays readable below, each hand with its outcome.
-    last = area.locator(f'.bj-last li[data-seat="{PLAYER}"] .bj-outcome')
-    assert last.count() >= 1
+    last = area.locator(f'.bj-last li[data-seat="{PLAYER}"]')
+    assert last.locator(".bj-outcome").count() >= 1
+    # … as «Вы», with its cards counted in words («2 карты»).
+    assert last.first.locator("strong").inner_text() == "Вы"
+    assert re.search(r"\b\d+ карт[аы]?, \d+ — ", last.first.inner_text())
     page.screenshot(path=str(ARTIFACTS / "blackjack-next-decision-360x640.png"))
     page.screenshot(
         path=str(ARTIFACTS / "blackjack-next-decision-360x640-full.png"), full_page=True

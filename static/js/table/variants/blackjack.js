@@ -5,7 +5,7 @@
 // and the training table's AI seats (add / remove between shoes).
 
 import { fill, fmt, h, t } from "../dom.js";
-import { aiLevelName, outcomeWord } from "../text.js";
+import { aiLevelName, countText, outcomeWord } from "../text.js";
 
 export const shortcuts = { hit: "H", stand: "S", double: "D", split: "P" };
 
@@ -185,9 +185,10 @@ function lastRound(view, ctx) {
         return h(
           "li",
           { dataset: { seat: hand.seat, outcome: hand.outcome, hand: String(number) } },
-          h("strong", {}, ctx.seatName(hand.seat)),
+          // The viewer's own hands in the second person, never with their user name.
+          h("strong", {}, hand.seat === view.seat ? t("Вы") : ctx.seatName(hand.seat)),
           own.length > 1 ? [" ", h("span", { class: "hand-index" }, fmt(t("Рука %(n)s"), { n: number }))] : null,
-          ` ${hand.cards.length} ${t("карт.")}, ${hand.total} — ${outcomeWord(hand.outcome)} `,
+          ` ${countText(hand.cards.length, "cards")}, ${hand.total} — ${outcomeWord(hand.outcome)} `,
           h("span", { class: `bj-outcome ${hand.outcome}` }, settledText(hand, ctx.config.language)),
         );
       }),
