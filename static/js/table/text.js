@@ -216,8 +216,8 @@ export function describeEvent(event, table, me = null) {
       return withTotal(fmt(t("Банкир берёт карту: %(card)s"), { card: cardName(event.card) }), event.total);
     case "bet":
       return event.all_in
-        ? fmt(t("%(name)s: ва-банк, %(amount)s"), { name: who, amount: event.amount })
-        : fmt(t("%(name)s: ставка %(amount)s"), { name: who, amount: event.amount });
+        ? fmt(t("%(name)s: ва-банк, %(amount)s"), { name: who, amount: formatNumber(event.amount) })
+        : fmt(t("%(name)s: ставка %(amount)s"), { name: who, amount: formatNumber(event.amount) });
     case "sit_out":
       return event.reason === "timeout"
         ? fmt(t("%(name)s пропускает: время вышло"), { name: who })
@@ -229,11 +229,11 @@ export function describeEvent(event, table, me = null) {
     case "stuk":
       return t("Стук!");
     case "bank_open":
-      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: event.bank });
+      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "circle_start":
-      return fmt(t("Круг %(n)s, банк %(bank)s"), { n: event.circle, bank: event.bank });
+      return fmt(t("Круг %(n)s, банк %(bank)s"), { n: event.circle, bank: formatNumber(event.bank) });
     case "collect":
-      return fmt(t("%(name)s забирает банк: %(amount)s"), { name: name(event.banker), amount: event.amount });
+      return fmt(t("%(name)s забирает банк: %(amount)s"), { name: name(event.banker), amount: formatNumber(event.amount) });
     case "bank_broken":
       return t("Банк сорван!");
     case "reshuffle":
@@ -304,9 +304,9 @@ function describeMine(event, me) {
     case "cut":
       return own && event.by !== "server" ? t("Вы снимаете колоду") : null;
     case "bank_open":
-      return event.banker === me ? fmt(t("Вы держите банк: %(bank)s"), { bank: event.bank }) : null;
+      return event.banker === me ? fmt(t("Вы держите банк: %(bank)s"), { bank: formatNumber(event.bank) }) : null;
     case "collect":
-      return event.banker === me ? fmt(t("Вы забираете банк: %(amount)s"), { amount: event.amount }) : null;
+      return event.banker === me ? fmt(t("Вы забираете банк: %(amount)s"), { amount: formatNumber(event.amount) }) : null;
     case "lot":
       return own ? t("Банк по жребию достаётся вам") : null;
     case "bank":

@@ -3,7 +3,7 @@
 // each player's hand (hidden until that duel settles), the duel in progress with the
 // banker's cards, and the offered bets as buttons (1×, 2×, 5×, ва-банк).
 
-import { fill, fmt, h, signed, t } from "../dom.js";
+import { fill, fmt, formatNumber, h, signed, t } from "../dom.js";
 import { countText, outcomeWord, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 export const shortcuts = { hit: "H", stand: "S" };
@@ -155,7 +155,7 @@ function lastDuel(view, state, ctx) {
             outcome: outcomeWord(player.outcome),
             delta: signed(player.delta),
           }),
-      typeof last.bank === "number" ? " · " + fmt(t("банк %(bank)s"), { bank: last.bank }) : "",
+      typeof last.bank === "number" ? " · " + fmt(t("банк %(bank)s"), { bank: formatNumber(last.bank) }) : "",
     ),
     h(
       "div",
@@ -253,21 +253,21 @@ export function describe(event, state) {
   const name = (id) => seatName(id, state.table);
   switch (event.type) {
     case "bank_open":
-      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: event.bank });
+      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "circle_start":
       return fmt(t("Круг %(n)s: банк %(bank)s, порядок — %(order)s"), {
         n: event.circle,
-        bank: event.bank,
+        bank: formatNumber(event.bank),
         order: (event.order || []).map(name).join(", "),
       });
     case "stuk":
-      return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: event.bank });
+      return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "settle":
       // The viewer's own duel in the second person (issue 20): «Вы выиграли +25 фишек — …».
       if (state.you && event.seat === state.you.seat) {
         return fmt(t("%(result)s; банк %(bank)s"), {
           result: yourResult(event.outcome, event.delta, "chips", event.reason),
-          bank: event.bank,
+          bank: formatNumber(event.bank),
         });
       }
       return fmt(t("%(name)s: %(outcome)s %(delta)s — %(reason)s; банк %(bank)s"), {
@@ -275,7 +275,7 @@ export function describe(event, state) {
         outcome: outcomeWord(event.outcome),
         delta: signed(event.delta),
         reason: reasonText(event.reason),
-        bank: event.bank,
+        bank: formatNumber(event.bank),
       });
     case "sit_out":
       return event.reason === "cannot_afford"

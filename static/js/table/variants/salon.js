@@ -99,7 +99,7 @@ function facts(state, view) {
     if (bank !== null) add(gettext("Банк"), countText(bank, "chips"), "bank");
   }
   const options = view.options || state.table.options || {};
-  add(gettext("Ставки"), fmt(gettext("%(min)s–%(max)s"), { min: options.min_bet, max: options.max_bet }), "limits");
+  add(gettext("Ставки"), fmt(gettext("%(min)s–%(max)s"), { min: formatNumber(options.min_bet), max: formatNumber(options.max_bet) }), "limits");
   if (view.shoe) {
     const remaining = view.shoe.remaining;
     const meter = el("meter", { min: 0, max: SHOE_CARDS, value: remaining, "aria-label": gettext("Карт в шузе") });

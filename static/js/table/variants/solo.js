@@ -254,7 +254,7 @@ export function seatNote(seat, state) {
 }
 
 export function describe(event, state) {
-  if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: event.bank });
+  if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: formatNumber(event.bank) });
   if (event.type === "bet") {
     return fmt(t("Ставка %(amount)s, осталось: %(coins)s"), { amount: formatNumber(event.amount), coins: countText(event.coins, "coins") });
   }
