@@ -183,6 +183,8 @@ COUNTED = """async () => {
       t('Нужно не меньше %(limit)s фишек, у вас %(balance)s.'),
       {limit: dom.formatNumber(n), balance: 0})),
     match: counts.map((n) => text.stakesText({variant: 'classic', options: {rounds: n}})),
+    logged: text.describeEvent({type: 'bank_open', banker: 'ai:2', bank: 10000},
+      {seats: [{id: 'ai:2', ai: 'easy', number: 2}]}, null),
   };
 }"""
 
@@ -264,6 +266,8 @@ def test_counted_nouns_in_the_page_agree_with_their_number(
         page = context.new_page()
         page.goto("/")
         got = page.evaluate(COUNTED)
+        logged = got.pop("logged").replace("\u202f", NBSP)
+        assert logged.endswith(f": {ten_thousand}"), logged  # a log line's bank, grouped
         got = {k: [v.replace("\u202f", NBSP) for v in values] for k, values in got.items()}
         for key, values in expected.items():
             assert got[key][:6] == values, key
