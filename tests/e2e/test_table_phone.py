@@ -508,6 +508,13 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
     assert back == pytest.approx(at_100, rel=0.01) and zoomed["zoom"] == "100", zoomed
 
     problems = off_screen(seen, width, height)
+    if width < height and width < 900:
+        # On a portrait phone the site header is one slim row: brand, balance and language.
+        header = page.evaluate(
+            "() => document.querySelector('.site-header').getBoundingClientRect().height"
+        )
+        if header > 48:
+            problems.append(f"the site header is {header:g} px high, not one slim row")
     pressed = press_where_it_is(player, table, seen, (width, height))
     if pressed:
         problems.append(f"pressing: {pressed}")
