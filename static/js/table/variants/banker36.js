@@ -109,10 +109,15 @@ function duel(view, ctx) {
     h(
       "h3",
       {},
-      fmt(t("Поединок: %(player)s против банкира %(banker)s"), {
-        player: ctx.seatName(current.seat),
-        banker: ctx.seatName(view.banker),
-      }),
+      // The viewer in the second person, never by their user name (issue 20).
+      current.seat === ctx.me
+        ? fmt(t("Ваш поединок с банкиром %(banker)s"), { banker: ctx.seatName(view.banker) })
+        : view.banker === ctx.me
+          ? fmt(t("Поединок: %(player)s против вас, банкира"), { player: ctx.seatName(current.seat) })
+          : fmt(t("Поединок: %(player)s против банкира %(banker)s"), {
+              player: ctx.seatName(current.seat),
+              banker: ctx.seatName(view.banker),
+            }),
     ),
     h(
       "p",
