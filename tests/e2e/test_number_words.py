@@ -312,3 +312,56 @@ def test_every_page_localises_times_signed_in_or_not_and_inside_a_charts_tooltip
         assert "22:00" in got["local"]  # Vladivostok is UTC+10
     finally:
         context.close()
+
+
+SALON_LINES = """async () => {
+  const salon = await import('/static/js/table/variants/salon.js');
+  const state = {table: {seats: [{id: 'u1', name: 'anna', number: 1},
+                                 {id: 'u2', name: 'boris', number: 2}]},
+                 you: {seat: 'u1'}};
+  const line = (event) => salon.describe(event, state);
+  return [
+    line({type: 'lot', seat: 'u1'}),
+    line({type: 'cut', seat: 'u1', position: 52}),
+    line({type: 'cut', seat: 'u2', position: 21}),
+    line({type: 'round_start', deal: 3, banker: 'u1'}),
+    line({type: 'shuffle', banker: 'u2'}),
+  ];
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru-RU",
+            [
+                "Жребий: банк держите вы",
+                "Вы снимаете колоду: 52 карты вниз",
+                "boris снимает колоду: 21 карту вниз",
+                "Раздача 3, банкомёт — вы",
+                "Талия перетасована, банкомёт — boris",
+            ],
+        ),
+        (
+            "en-US",
+            [
+                "By lot: you hold the bank",
+                "You cut: 52 cards to the bottom",
+                "boris cuts: 21 cards to the bottom",
+                "Round 3, you are the banker",
+                "Shoe shuffled, the banker is boris",
+            ],
+        ),
+    ],
+)
+def test_salons_log_tells_the_viewers_own_moves_in_the_second_person(
+    browser: Any, daphne_server: Any, locale: str, expected: list[str]
+) -> None:
+    context = browser.new_context(base_url=daphne_server.url, locale=locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        assert page.evaluate(SALON_LINES) == expected
+    finally:
+        context.close()

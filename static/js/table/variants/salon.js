@@ -316,26 +316,34 @@ export function control(action, state, ctx) {
 /** The log's words for salon's own events; the core's generic text for the rest. */
 export function describe(event, state) {
   const name = (seat) => seatName(state, seat);
+  // The viewer in the second person, never by their user name (issue 20).
+  const mine = (seat) => Boolean(seat) && seat === (state.you && state.you.seat);
   switch (event.type) {
     case "lot":
+      if (mine(event.seat)) return gettext("Жребий: банк держите вы");
       return fmt(gettext("Жребий: банк держит %(name)s"), { name: name(event.seat) });
     case "shuffle":
+      if (mine(event.banker)) return gettext("Талия перетасована, банкомёт — вы");
       return fmt(gettext("Талия перетасована, банкомёт — %(name)s"), { name: name(event.banker) });
     case "cut":
-      return event.by === "server"
-        ? fmt(gettext("Время вышло: колоду снял сервер, %(n)s вниз"), { n: countText(event.position, "cards_acc") })
-        : fmt(gettext("%(name)s снимает колоду: %(n)s вниз"), { name: name(event.seat), n: countText(event.position, "cards_acc") });
+      if (event.by === "server") {
+        return fmt(gettext("Время вышло: колоду снял сервер, %(n)s вниз"), { n: countText(event.position, "cards_acc") });
+      }
+      if (mine(event.seat)) return fmt(gettext("Вы снимаете колоду: %(n)s вниз"), { n: countText(event.position, "cards_acc") });
+      return fmt(gettext("%(name)s снимает колоду: %(n)s вниз"), { name: name(event.seat), n: countText(event.position, "cards_acc") });
     case "round_start":
+      if (mine(event.banker)) return fmt(gettext("Раздача %(n)s, банкомёт — вы"), { n: event.deal });
       return fmt(gettext("Раздача %(n)s, банкомёт %(name)s"), { n: event.deal, name: name(event.banker) });
     case "deal":
       return event.cards
         ? fmt(gettext("Вам сданы карты: %(cards)s"), { cards: event.cards.map(cardName).join(", ") })
         : fmt(gettext("%(name)s получает две карты"), { name: name(event.seat) });
     case "sit_out":
-      return event.reason === "bank_cannot_cover"
-        ? fmt(gettext("%(name)s пропускает раздачу: банк не покроет ставку"), { name: name(event.seat) })
-        : null;
+      if (event.reason !== "bank_cannot_cover") return null;
+      if (mine(event.seat)) return gettext("Вы пропускаете раздачу: банк не покроет ставку");
+      return fmt(gettext("%(name)s пропускает раздачу: банк не покроет ставку"), { name: name(event.seat) });
     case "reveal":
+      if (mine(event.seat)) return gettext("У вас, банкомёта, очко: вы забираете все ставки");
       return fmt(gettext("У банкомёта %(name)s очко: он забирает все ставки"), { name: name(event.seat) });
     case "settle": {
       // The viewer's own result first, in the second person (issue 20), then every ponter.
