@@ -365,3 +365,34 @@ def test_salons_log_tells_the_viewers_own_moves_in_the_second_person(
         assert page.evaluate(SALON_LINES) == expected
     finally:
         context.close()
+
+
+OWN_LINES = """async () => {
+  const banker36 = await import('/static/js/table/variants/banker36.js');
+  const classic = await import('/static/js/table/variants/classic.js');
+  const state = {table: {seats: [{id: 'u1', name: 'anna', number: 1},
+                                 {id: 'u2', name: 'boris', number: 2}]},
+                 you: {seat: 'u1'}, game: null};
+  return [
+    banker36.describe({type: 'bank_open', banker: 'u1', bank: 10000}, state),
+    banker36.describe({type: 'stuk', banker: 'u1', bank: 30}, state),
+    banker36.describe({type: 'sit_out', seat: 'u1', reason: 'cannot_afford'}, state),
+    banker36.describe({type: 'bank_broken', banker: 'u1'}, state),
+    classic.describe({type: 'round_start', round: 2, order: ['u1', 'u2']}, state),
+    banker36.describe({type: 'bank_broken', banker: 'u2'}, state),
+  ];
+}"""
+
+
+def test_banker36_and_classic_logs_tell_the_viewers_own_events_in_the_second_person(
+    page: Any, daphne_server: Any
+) -> None:
+    page.goto(f"{daphne_server.url}/")
+    assert page.evaluate(OWN_LINES) == [
+        f"Вы держите банк: 10{NBSP}000",
+        "Стук! Вы играете второй круг, банк 30",
+        "Вы пропускаете: не хватает фишек",
+        "Ваш банк сорван!",
+        "Раздача 2: первыми ходите вы",
+        "Банк boris сорван!",
+    ]

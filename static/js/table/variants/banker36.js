@@ -256,8 +256,11 @@ export function seatNote(seat, state) {
 
 export function describe(event, state) {
   const name = (id) => seatName(id, state.table);
+  // The viewer in the second person, never by their user name (issue 20).
+  const mine = (id) => Boolean(id) && Boolean(state.you) && id === state.you.seat;
   switch (event.type) {
     case "bank_open":
+      if (mine(event.banker)) return fmt(t("Вы держите банк: %(bank)s"), { bank: formatNumber(event.bank) });
       return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "circle_start":
       return fmt(t("Круг %(n)s: банк %(bank)s, порядок — %(order)s"), {
@@ -266,6 +269,7 @@ export function describe(event, state) {
         order: (event.order || []).map(name).join(", "),
       });
     case "stuk":
+      if (mine(event.banker)) return fmt(t("Стук! Вы играете второй круг, банк %(bank)s"), { bank: formatNumber(event.bank) });
       return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "settle":
       // The viewer's own duel in the second person (issue 20): «Вы выиграли +25 фишек — …».
@@ -283,10 +287,11 @@ export function describe(event, state) {
         bank: formatNumber(event.bank),
       });
     case "sit_out":
-      return event.reason === "cannot_afford"
-        ? fmt(t("%(name)s пропускает: не хватает фишек"), { name: name(event.seat) })
-        : null;
+      if (event.reason !== "cannot_afford") return null;
+      if (mine(event.seat)) return t("Вы пропускаете: не хватает фишек");
+      return fmt(t("%(name)s пропускает: не хватает фишек"), { name: name(event.seat) });
     case "bank_broken":
+      if (mine(event.banker)) return t("Ваш банк сорван!");
       return fmt(t("Банк %(name)s сорван!"), { name: name(event.banker) });
     case "finished":
       return event.reason === "no_banker" ? t("Держать банк некому") : t("Банк сыгран");

@@ -427,8 +427,12 @@ export function render(area, state, ctx) {
 /** The log's words for classic's own events; the core's generic text for the rest. */
 export function describe(event, state) {
   switch (event.type) {
-    case "round_start":
-      return fmt(gettext("Раздача %(n)s: первым ходит %(name)s"), { n: event.round, name: seatName(state, (event.order || [])[0]) });
+    case "round_start": {
+      const first = (event.order || [])[0];
+      // The viewer in the second person, never by their user name (issue 20).
+      if (first && state.you && first === state.you.seat) return fmt(gettext("Раздача %(n)s: первыми ходите вы"), { n: event.round });
+      return fmt(gettext("Раздача %(n)s: первым ходит %(name)s"), { n: event.round, name: seatName(state, first) });
+    }
     case "settle": {
       // The viewer's own result first, in the second person (issue 20), then every hand.
       const me = state.you && state.you.seat;
