@@ -253,6 +253,9 @@ GAME_INTERLUDE_SECONDS = env.float("GAME_INTERLUDE_SECONDS", default=3.0)
 # In `classic`, the pause after a settled round before the next round's clock starts, to
 # read the round's summary (0: none).
 CLASSIC_ROUND_PAUSE_SECONDS = env.float("CLASSIC_ROUND_PAUSE_SECONDS", default=4.0)
+# The same in `blackjack`, where the next round is dealt in the move that settles one: the
+# settled hands stay on the felt with their outcomes this long before the next clock starts.
+BLACKJACK_ROUND_PAUSE_SECONDS = env.float("BLACKJACK_ROUND_PAUSE_SECONDS", default=3.0)
 # How long a game's announced commitment waits for the players' client seeds before the
 # cards are dealt without the missing ones (docs/fairness.md); 0 deals at once.
 CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)

@@ -14,5 +14,7 @@ os.environ.setdefault("TABLE_OPENS_PER_HOUR", "100000")
 # The pause between classic rounds is short, so tests that play whole matches stay quick;
 # tests of the pause set their own value.
 os.environ.setdefault("CLASSIC_ROUND_PAUSE_SECONDS", "0.5")
+# None in blackjack unless a test asks for it: its tests play many rounds on the AI's clock.
+os.environ.setdefault("BLACKJACK_ROUND_PAUSE_SECONDS", "0")
 
 from config.settings import *  # noqa: F403

@@ -39,6 +39,10 @@ class Point:
     value: float
     note: str
     sign: int = 0  # the step's direction (+1 a gain, −1 a loss): its marker's colour
+    # A time inside the note (ISO, and the note's server rendering of it), which the page
+    # rewrites in the browser's time zone (static/js/times.js).
+    when: str = ""
+    when_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,13 @@ class Bar:
     value: float
     text: str  # the value as printed next to the bar
     note: str  # the tooltip
+
+
+def _when(point: Point) -> str:
+    """The attributes by which the page shows a note's time in the browser's zone."""
+    if not point.when or not point.when_text:
+        return ""
+    return f' data-when="{escape(point.when)}" data-when-text="{escape(point.when_text)}"'
 
 
 def _n(value: float) -> str:
@@ -126,7 +137,7 @@ def line_chart(
         tone = "plus" if point.sign > 0 else "minus" if point.sign < 0 else "even"
         parts.append(
             f'<circle class="chart-point {tone}" cx="{_n(x(i))}" cy="{_n(y(point.value))}" '
-            f'r="{_n(radius)}"><title>{escape(point.note)}</title></circle>'
+            f'r="{_n(radius)}"><title{_when(point)}>{escape(point.note)}</title></circle>'
         )
     parts.append("</g></svg>")
     return mark_safe("".join(parts))  # every text above is escaped

@@ -103,14 +103,16 @@ def signed_number(value: float, places: int = 2) -> str:
     return f"+{text}" if value > 0 else text
 
 
-def skill_figures(skill: Skill) -> dict[str, str]:
-    """A rating's figures as the pages print them."""
+def skill_figures(skill: Skill) -> dict[str, Any]:
+    """A rating's figures as the pages print them (`count`: the decisions as a number, for
+    the plural form of the word after it)."""
     return {
         "rating": number(skill.lost_per_100),
         "margin": number(skill.margin),
         "low": number(skill.low),
         "high": number(skill.high),
-        "decisions": str(skill.decisions),
+        "decisions": number(skill.decisions),
+        "count": skill.decisions,
     }
 
 
@@ -185,7 +187,7 @@ class VariantStats:
         return number(self.lost_per_100)
 
     @property
-    def skill_text(self) -> dict[str, str] | None:
+    def skill_text(self) -> dict[str, Any] | None:
         return skill_figures(self.skill) if self.skill else None
 
     @property
@@ -304,6 +306,7 @@ def _result_chart(entry: VariantStats) -> SafeString:
             if line.finished_at
             else _("идёт")
         )
+        iso = line.finished_at.isoformat() if line.finished_at else ""
         note = _("%(table)s, игра №%(n)s (%(when)s): %(delta)s, итого %(total)s") % {
             "table": line.table,
             "n": line.number,
@@ -312,7 +315,9 @@ def _result_chart(entry: VariantStats) -> SafeString:
             "total": signed_number(running),
         }
         sign = (line.delta > 0) - (line.delta < 0)
-        points.append(Point(value=running, note=note, sign=sign))
+        points.append(
+            Point(value=running, note=note, sign=sign, when=iso, when_text=when if iso else "")
+        )
     values = [0.0] + [p.value for p in points]
     games = len(points)
     return line_chart(

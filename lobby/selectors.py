@@ -8,6 +8,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import Account
 from accounts.templatetags.numbers import number
@@ -224,7 +225,11 @@ def join_state(table: dict[str, Any], me: dict[str, Any] | None) -> dict[str, An
     if me["balance"] < table["entry_limit"]:
         return _refused(
             "below_entry_limit",
-            _("Нужно не меньше %(limit)s фишек, у вас %(balance)s.")
+            ngettext(
+                "Нужно не меньше %(limit)s фишки, у вас %(balance)s.",
+                "Нужно не меньше %(limit)s фишек, у вас %(balance)s.",
+                table["entry_limit"],
+            )
             % {"limit": number(table["entry_limit"]), "balance": number(me["balance"])},
         )
     if table["seats_taken"] >= table["seat_count"]:

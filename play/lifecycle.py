@@ -237,9 +237,10 @@ def _after(
 ) -> None:
     """Chips, then the end of the game or the next decision's deadline; saves the game.
 
-    In `classic`, a move that settled a round and dealt the next one holds the next
-    decision's clock back by CLASSIC_ROUND_PAUSE_SECONDS, so the table can read the settled
-    round: the clock starts at `clock_starts_at` and runs out a decision's time after it."""
+    In `classic` and `blackjack`, a move that settled a round and dealt the next one holds
+    the next decision's clock back by the variant's round pause (CLASSIC_ROUND_PAUSE_SECONDS,
+    BLACKJACK_ROUND_PAUSE_SECONDS), so the table can read the settled round: the clock starts
+    at `clock_starts_at` and runs out a decision's time after it."""
     state = game.state
     chips_sync(game, void=False)
     if state["finished"]:
@@ -277,14 +278,21 @@ def _after(
 
 
 def _round_pause(game: Game, events: Sequence[dict[str, Any]]) -> float:
-    """The pause before the next round's first decision: only in `classic`, only when this
-    move settled a round and the next one was dealt (the match goes on)."""
-    if game.variant != "classic" or game.state["finished"]:
+    """The pause before the next round's first decision: only in `classic` and `blackjack`,
+    only when this move settled a round and the next one was dealt (the game goes on)."""
+    setting = _ROUND_PAUSES.get(game.variant)
+    if setting is None or game.state["finished"]:
         return 0
     types = [e.get("type") for e in events]
     if "settle" not in types or "round_start" not in types:
         return 0
-    return max(0.0, float(settings.CLASSIC_ROUND_PAUSE_SECONDS))
+    return max(0.0, float(getattr(settings, setting)))
+
+
+_ROUND_PAUSES = {
+    "classic": "CLASSIC_ROUND_PAUSE_SECONDS",
+    "blackjack": "BLACKJACK_ROUND_PAUSE_SECONDS",
+}
 
 
 _TRANSITION_FIELDS = (

@@ -45,6 +45,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     config = {
         "table": table.pk,
         "variant": table.variant,
+        "variant_name": str(table.variant_spec.name),
         "ws_path": f"/ws/tables/{table.pk}/",
         "invite": invite or None,
         "user": user.get_username() if signed_in else None,

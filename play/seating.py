@@ -8,9 +8,11 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import Account
 from accounts.services import wallet_for
+from accounts.templatetags.numbers import number as number_text
 from games.ai import LEVELS as AI_LEVELS
 from play import locks
 from play.errors import PlayError, SeatError
@@ -75,8 +77,12 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
     balance = wallet_for(player).balance
     if balance < table.entry_limit:
         raise SeatError(
-            _("Чтобы сесть за этот стол, нужно не меньше %(limit)d фишек, у вас %(balance)d.")
-            % {"limit": table.entry_limit, "balance": balance},
+            ngettext(
+                "Чтобы сесть за этот стол, нужно не меньше %(limit)s фишки, у вас %(balance)s.",
+                "Чтобы сесть за этот стол, нужно не меньше %(limit)s фишек, у вас %(balance)s.",
+                table.entry_limit,
+            )
+            % {"limit": number_text(table.entry_limit), "balance": number_text(balance)},
             code="below_entry_limit",
         )
     number = _free_number(table)

@@ -11,9 +11,10 @@ from django.core.validators import (
     ProhibitNullCharactersValidator,
 )
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.templatetags.numbers import number
 from tables.variants import STAKE_FIELDS, Variant, get_variant, variant_choices
 
 
@@ -168,11 +169,17 @@ class Table(models.Model):
         """How the table is played for, in one short phrase."""
         spec = self.variant_spec
         if self.stake is not None and "stake" in spec.stake_defaults:
-            return gettext("ставка %(stake)d") % {"stake": self.stake}
+            return gettext("ставка %(stake)s") % {"stake": number(self.stake)}
         if "min_bet" in spec.stake_defaults:
-            return gettext("ставки %(min)d–%(max)d") % {"min": self.min_bet, "max": self.max_bet}
+            return gettext("ставки %(min)s–%(max)s") % {
+                "min": number(self.min_bet),
+                "max": number(self.max_bet),
+            }
         if spec.currency == "points":
-            return gettext("на очки, партия из %(n)d раздач") % {"n": self.match_length}
+            n = self.match_length
+            return ngettext(
+                "на очки, партия из %(n)d раздачи", "на очки, партия из %(n)d раздач", n or 0
+            ) % {"n": n}
         if spec.currency == "coins":
             return gettext("на монеты игры, не фишки")
         return gettext("учебные единицы, не фишки")

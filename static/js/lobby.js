@@ -5,7 +5,7 @@
 // an entry-limit filter, lobby.json) give them, says when a part of lobby.json could not
 // be built, and fits the «Открыть стол» form to the chosen variant.
 
-import { formatNumber } from "./table/dom.js";
+import { formatNumber, pluralText } from "./table/dom.js";
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 // Callers pass the translated text, t("…"), so that makemessages finds the msgid.
@@ -88,7 +88,7 @@ function joinState(table, viewer) {
   if (viewer.balance < table.entry_limit) {
     return refused(
       "below_entry_limit",
-      fmt(t("Нужно не меньше %(limit)s фишек, у вас %(balance)s."), {
+      pluralText(table.entry_limit, t("Нужно не меньше %(limit)s фишки, у вас %(balance)s."), t("Нужно не меньше %(limit)s фишек, у вас %(balance)s."), {
         limit: formatNumber(table.entry_limit),
         balance: formatNumber(viewer.balance),
       }),

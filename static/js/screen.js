@@ -9,7 +9,7 @@
 
 import * as cards from "./cards.js";
 import { TableSocket } from "./table/connection.js";
-import { clockText, fmt, h } from "./table/dom.js";
+import { clockText, fmt, h, pluralText } from "./table/dom.js";
 import { describeEvent } from "./table/text.js";
 import { describe, roundSummary, roundTable, scoreboard, seatName, standings } from "./table/variants/classic.js";
 
@@ -139,7 +139,11 @@ function draw() {
   statusLine.textContent = status();
   const rounds = game ? game.view.rounds_total : state.table.options && state.table.options.rounds;
   if (rounds) {
-    lengthLabel.textContent = fmt(ngettext("партия из %(n)s раздачи", "партия из %(n)s раздач", rounds), { n: rounds });
+    // The form by Intl's plural rule, the words from the catalogue's two: with Russian msgids
+    // and no Russian catalogue in the page, ngettext alone would say «из 21 раздач».
+    const one = ngettext("партия из %(n)s раздачи", "партия из %(n)s раздач", 1);
+    const other = ngettext("партия из %(n)s раздачи", "партия из %(n)s раздач", 2);
+    lengthLabel.textContent = pluralText(rounds, one, other, { n: rounds });
   }
 
   const parts = [];

@@ -15,25 +15,9 @@ function formatChips(value) {
   return formatNumber(value);
 }
 
-// --- one time zone for every time shown (issue 20): the player's browser's ---------------
-// The server writes <time datetime="…ISO…" data-local="short|long">its own rendering</time>;
-// this rewrites the text in the browser's zone and the page's language.
-
-/** Rewrite every server-rendered <time data-local> in the browser's time zone. */
-export function localiseTimes(root = document) {
-  const lang = document.documentElement.lang || undefined;
-  const formats = {
-    short: new Intl.DateTimeFormat(lang, { dateStyle: "short", timeStyle: "short" }),
-    long: new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "medium" }),
-  };
-  for (const element of root.querySelectorAll("time[datetime][data-local]")) {
-    const moment = new Date(element.getAttribute("datetime"));
-    if (Number.isNaN(moment.getTime())) continue;
-    element.textContent = (formats[element.dataset.local] || formats.short).format(moment);
-  }
-}
-
-localiseTimes();
+// The times of every page, signed in or not, are localised by ./times.js (base.html loads
+// it on every page); re-exported for the scripts that imported it from here.
+export { localiseTimes } from "./times.js";
 
 // --- the daily bonus (accounts/bonus.py): its day is the player's, in the browser's zone ---
 

@@ -89,3 +89,89 @@ def test_ngettext_gives_each_language_its_own_plural_forms(
             for n in COUNTS
         ]
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("ru", ["фишек", "фишки", "фишек", "фишек", "фишек", "фишки", "фишек"]),
+        ("en", ["chips", "chip", "chips", "chips", "chips", "chips", "chips"]),
+    ],
+)
+def test_the_entry_limit_refusal_agrees_with_the_limit(language: str, words: list[str]) -> None:
+    with translation.override(language):
+        got = [
+            translation.ngettext(
+                "Нужно не меньше %(limit)s фишки, у вас %(balance)s.",
+                "Нужно не меньше %(limit)s фишек, у вас %(balance)s.",
+                n,
+            )
+            % {"limit": number(n), "balance": 0}
+            for n in COUNTS
+        ]
+    assert [line.split(" ")[4 if language == "ru" else 5].rstrip(";,") for line in got] == words
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("ru", ["на очки, партия из 1 раздачи", "на очки, партия из 7 раздач"]),
+        ("en", ["for points, a match of 1 round", "for points, a match of 7 rounds"]),
+    ],
+)
+def test_a_classic_tables_stakes_label_agrees_with_its_match_length(
+    language: str, expected: list[str]
+) -> None:
+    from tables.models import Table
+
+    with translation.override(language):
+        assert [Table(variant="classic", match_length=n).stakes_label() for n in (1, 7)] == expected
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("ru", ["по 51 решению", "по 52 решениям", "по 55 решениям", "по 1\u00a0021 решению"]),
+        (
+            "en",
+            ["over 51 decisions", "over 52 decisions", "over 55 decisions", "over 1,021 decisions"],
+        ),
+    ],
+)
+def test_the_skill_ratings_decision_count_agrees_with_its_number(
+    language: str, expected: list[str]
+) -> None:
+    """The statistics page's rating line («… по 51 решению …»): its own template, rendered."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    source = (Path(settings.BASE_DIR) / "templates/insights/stats.html").read_text()
+    start = source.index("{% blocktranslate with rating=")
+    line = source[start : source.index("{% endblocktranslate %}", start) + 23]
+    template = Template("{% load i18n %}" + line)
+    got = []
+    with translation.override(language):
+        for count in (51, 52, 55, 1021):
+            figures = {"rating": "1", "margin": "1", "low": "0", "high": "2"}
+            skill = {**figures, "decisions": number(count), "count": count}
+            got.append(template.render(Context({"s": {"skill_text": skill, "unit": "u"}})))
+    for text, want in zip(got, expected, strict=True):
+        assert want in text, text
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("ru", ["ставка 10\u00a0000", "ставки 1\u00a0000–10\u00a0000"]),
+        ("en", ["stake 10,000", "bets 1,000–10,000"]),
+    ],
+)
+def test_a_tables_stakes_are_grouped_as_every_number(language: str, expected: list[str]) -> None:
+    from tables.models import Table
+
+    with translation.override(language):
+        assert [
+            Table(variant="banker36", stake=10000).stakes_label(),
+            Table(variant="salon", min_bet=1000, max_bet=10000).stakes_label(),
+        ] == expected

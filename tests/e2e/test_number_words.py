@@ -167,3 +167,232 @@ def test_server_rendered_times_are_shown_in_the_browsers_time_zone(
         )
     finally:
         context.close()
+
+
+COUNTED = """async () => {
+  const dom = await import('/static/js/table/dom.js');
+  const text = await import('/static/js/table/text.js');
+  const t = window.gettext;
+  const counts = [0, 1, 2, 5, 11, 21, 10000];
+  return {
+    cards: counts.map((n) => text.countText(n, 'cards')),
+    cut: counts.map((n) => text.countText(n, 'cards_acc')),
+    chips: counts.map((n) => text.countText(n, 'chips')),
+    need: counts.map((n) => dom.pluralText(n,
+      t('Нужно не меньше %(limit)s фишки, у вас %(balance)s.'),
+      t('Нужно не меньше %(limit)s фишек, у вас %(balance)s.'),
+      {limit: dom.formatNumber(n), balance: 0})),
+    match: counts.map((n) => text.stakesText({variant: 'classic', options: {rounds: n}})),
+    logged: text.describeEvent({type: 'bank_open', banker: 'ai:2', bank: 10000},
+      {seats: [{id: 'ai:2', ai: 'easy', number: 2}]}, null),
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru-RU",
+            {
+                "cards": ["0 карт", "1 карта", "2 карты", "5 карт", "11 карт", "21 карта"],
+                "cut": ["0 карт", "1 карту", "2 карты", "5 карт", "11 карт", "21 карту"],
+                "chips": ["0 фишек", "1 фишка", "2 фишки", "5 фишек", "11 фишек", "21 фишка"],
+                "need": [
+                    f"Нужно не меньше {n} {word}, у вас 0."
+                    for n, word in [
+                        ("0", "фишек"),
+                        ("1", "фишки"),
+                        ("2", "фишек"),
+                        ("5", "фишек"),
+                        ("11", "фишек"),
+                        ("21", "фишки"),
+                    ]
+                ],
+                "match": [
+                    f"на очки, партия из {n} {word}"
+                    for n, word in [
+                        ("0", "раздач"),
+                        ("1", "раздачи"),
+                        ("2", "раздач"),
+                        ("5", "раздач"),
+                        ("11", "раздач"),
+                        ("21", "раздачи"),
+                    ]
+                ],
+            },
+        ),
+        (
+            "en-US",
+            {
+                "cards": ["0 cards", "1 card", "2 cards", "5 cards", "11 cards", "21 cards"],
+                "cut": ["0 cards", "1 card", "2 cards", "5 cards", "11 cards", "21 cards"],
+                "chips": ["0 chips", "1 chip", "2 chips", "5 chips", "11 chips", "21 chips"],
+                "need": [
+                    f"You need at least {n} {word}; you have 0."
+                    for n, word in [
+                        ("0", "chips"),
+                        ("1", "chip"),
+                        ("2", "chips"),
+                        ("5", "chips"),
+                        ("11", "chips"),
+                        ("21", "chips"),
+                    ]
+                ],
+                "match": [
+                    f"for points, a match of {n} {word}"
+                    for n, word in [
+                        ("0", "rounds"),
+                        ("1", "round"),
+                        ("2", "rounds"),
+                        ("5", "rounds"),
+                        ("11", "rounds"),
+                        ("21", "rounds"),
+                    ]
+                ],
+            },
+        ),
+    ],
+)
+def test_counted_nouns_in_the_page_agree_with_their_number(
+    browser: Any, daphne_server: Any, locale: str, expected: dict[str, list[str]]
+) -> None:
+    """Cards, a cut's cards, chips, the entry limit's refusal and a match's length, for 0,
+    1, 2, 5, 11, 21 and 10 000: each noun in the form its number asks for."""
+    ten_thousand = {"ru-RU": f"10{NBSP}000", "en-US": "10,000"}[locale]
+    cards = {"ru-RU": "карт", "en-US": "cards"}[locale]  # 10 000 takes the «many» form
+    context = browser.new_context(base_url=daphne_server.url, locale=locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        got = page.evaluate(COUNTED)
+        logged = got.pop("logged").replace("\u202f", NBSP)
+        assert logged.endswith(f": {ten_thousand}"), logged  # a log line's bank, grouped
+        got = {k: [v.replace("\u202f", NBSP) for v in values] for k, values in got.items()}
+        for key, values in expected.items():
+            assert got[key][:6] == values, key
+            assert ten_thousand in got[key][6], key
+        assert got["cards"][6] == f"{ten_thousand} {cards}"
+    finally:
+        context.close()
+
+
+def test_every_page_localises_times_signed_in_or_not_and_inside_a_charts_tooltip(
+    browser: Any, daphne_server: Any
+) -> None:
+    """static/js/times.js is loaded by every page (base.html), not only by signed-in ones:
+    a server-rendered <time> and a time inside a text (a chart point's tooltip, marked
+    data-when) read in the browser's zone."""
+    context = browser.new_context(
+        base_url=daphne_server.url, locale="ru-RU", timezone_id="Asia/Vladivostok"
+    )
+    try:
+        page = context.new_page()
+        page.goto("/rules/")  # an anonymous visitor: no site.js
+        assert page.locator('script[src*="/js/site"]').count() == 0
+        assert page.locator('script[src*="/js/times"]').count() == 1
+        got = page.evaluate(
+            """async () => {
+              const iso = '2026-03-01T12:00:00+00:00';
+              const box = document.createElement('div');
+              box.innerHTML = `<time datetime="${iso}" data-local="short">1 марта 12:00</time>`
+                + `<svg><title data-when="${iso}" data-when-text="01.03.2026 12:00">`
+                + `Стол, игра №3 (01.03.2026 12:00): +5, итого +5</title></svg>`;
+              document.body.append(box);
+              const times = await import('/static/js/times.js');
+              times.localiseTimes(box);
+              const local = new Intl.DateTimeFormat('ru', {dateStyle: 'short', timeStyle: 'short',
+                timeZone: 'Asia/Vladivostok'}).format(new Date(iso));
+              return {local, time: box.querySelector('time').textContent,
+                      note: box.querySelector('title').textContent};
+            }"""
+        )
+        assert got["time"] == got["local"]
+        assert got["note"] == f"Стол, игра №3 ({got['local']}): +5, итого +5"
+        assert "22:00" in got["local"]  # Vladivostok is UTC+10
+    finally:
+        context.close()
+
+
+SALON_LINES = """async () => {
+  const salon = await import('/static/js/table/variants/salon.js');
+  const state = {table: {seats: [{id: 'u1', name: 'anna', number: 1},
+                                 {id: 'u2', name: 'boris', number: 2}]},
+                 you: {seat: 'u1'}};
+  const line = (event) => salon.describe(event, state);
+  return [
+    line({type: 'lot', seat: 'u1'}),
+    line({type: 'cut', seat: 'u1', position: 52}),
+    line({type: 'cut', seat: 'u2', position: 21}),
+    line({type: 'round_start', deal: 3, banker: 'u1'}),
+    line({type: 'shuffle', banker: 'u2'}),
+  ];
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        (
+            "ru-RU",
+            [
+                "Жребий: банк держите вы",
+                "Вы снимаете колоду: 52 карты вниз",
+                "boris снимает колоду: 21 карту вниз",
+                "Раздача 3, банкомёт — вы",
+                "Талия перетасована, банкомёт — boris",
+            ],
+        ),
+        (
+            "en-US",
+            [
+                "By lot: you hold the bank",
+                "You cut: 52 cards to the bottom",
+                "boris cuts: 21 cards to the bottom",
+                "Round 3, you are the banker",
+                "Shoe shuffled, the banker is boris",
+            ],
+        ),
+    ],
+)
+def test_salons_log_tells_the_viewers_own_moves_in_the_second_person(
+    browser: Any, daphne_server: Any, locale: str, expected: list[str]
+) -> None:
+    context = browser.new_context(base_url=daphne_server.url, locale=locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        assert page.evaluate(SALON_LINES) == expected
+    finally:
+        context.close()
+
+
+OWN_LINES = """async () => {
+  const banker36 = await import('/static/js/table/variants/banker36.js');
+  const classic = await import('/static/js/table/variants/classic.js');
+  const state = {table: {seats: [{id: 'u1', name: 'anna', number: 1},
+                                 {id: 'u2', name: 'boris', number: 2}]},
+                 you: {seat: 'u1'}, game: null};
+  return [
+    banker36.describe({type: 'bank_open', banker: 'u1', bank: 10000}, state),
+    banker36.describe({type: 'stuk', banker: 'u1', bank: 30}, state),
+    banker36.describe({type: 'sit_out', seat: 'u1', reason: 'cannot_afford'}, state),
+    banker36.describe({type: 'bank_broken', banker: 'u1'}, state),
+    classic.describe({type: 'round_start', round: 2, order: ['u1', 'u2']}, state),
+    banker36.describe({type: 'bank_broken', banker: 'u2'}, state),
+  ];
+}"""
+
+
+def test_banker36_and_classic_logs_tell_the_viewers_own_events_in_the_second_person(
+    page: Any, daphne_server: Any
+) -> None:
+    page.goto(f"{daphne_server.url}/")
+    assert page.evaluate(OWN_LINES) == [
+        f"Вы держите банк: 10{NBSP}000",
+        "Стук! Вы играете второй круг, банк 30",
+        "Вы пропускаете: не хватает фишек",
+        "Ваш банк сорван!",
+        "Раздача 2: первыми ходите вы",
+        "Банк boris сорван!",
+    ]

@@ -142,6 +142,10 @@ def test_two_players_duel_with_the_offered_bets_and_the_spectator_sees_no_hidden
         # the ponter's.
         same_version(ponter, spectator)
         assert f"Ставка: {bet}" in spectator.locator("#game-area .duel").inner_text()
+        # The ponter reads the duel in the second person, never with his own user name.
+        duel_title = ponter.locator("#game-area .duel h3").inner_text()
+        assert duel_title.startswith("Ваш поединок с банкиром"), duel_title
+        assert ponter_name not in duel_title
         clock = ponter.locator("#clock")
         assert clock.is_visible() and 0 < int(clock.get_attribute("aria-valuenow")) <= 60
 

@@ -144,6 +144,10 @@ def test_the_host_runs_a_match_and_a_decision_runs_out_on_the_clock(pages: dict[
     shoot(host, "table-classic-waiting")
     check_accessibility(host, "table-classic-waiting")
 
+    # The header line says the table's match length as the page loaded it.
+    for page in (host, guest):
+        assert "на очки, партия из 5 раздач" in page.locator(".table-meta").inner_text()
+
     # The host picks a 7-round match and starts it through the page.
     panel.get_by_role("radio", name="7").check()
     panel.get_by_role("button", name="Начать партию").click()
@@ -153,6 +157,13 @@ def test_the_host_runs_a_match_and_a_decision_runs_out_on_the_clock(pages: dict[
     assert table.match_length == 7
     game = Game.objects.get(table=table, number=1)
     assert game.options["rounds"] == 7
+    # Both headers follow the table's new length from the frames, without a reload.
+    for page in (host, guest):
+        page.wait_for_function(
+            "() => document.querySelector('.table-meta').textContent.includes('из 7 раздач')",
+            timeout=TIMEOUT_MS,
+        )
+        assert page.locator(".table-meta").inner_text() == "Классика · на очки, партия из 7 раздач"
     host.locator(".classic-round").wait_for(timeout=TIMEOUT_MS)
     # (Round 1, or a later one when the dealer's natural settled the first rounds at once:
     # the shuffle is random, so two or three naturals in a row do happen.)

@@ -14,7 +14,9 @@ At that moment:
    `.bj-seat.mine`, classic's and salon's `li.mine`, banker36's `.circle-hand.mine` — and the
    dealer's or banker's face-up cards where the page shows them (the classic and blackjack
    dealer's up-card, the banker36 banker's cards in the duel; solo's banker and salon's
-   banker show only backs at that moment, so nothing of theirs is checked then);
+   banker show only backs at that moment, so nothing of theirs is checked then) — and the
+   action dock, which sticks over the page at the bottom of a phone's screen, covers none
+   of those cards;
 4. one of the action buttons can be pressed where it is: a mouse click at the centre of
    its box (no scrolling) is applied — the table version advances and the server records
    the move.
@@ -292,8 +294,10 @@ MEASURE = """([own, dealer]) => {
     const cards = (selector, whose) => [...document.querySelectorAll(selector)]
         .map((c, i) => ({name: `${whose} card ${i + 1} (${c.dataset.card || 'back'})`,
                          box: box(c), shown: shown(c)}));
+    const dock = document.querySelector('.action-dock');
     return {
         buttons,
+        dock: dock ? box(dock) : null,
         clock: clock && !clock.hidden ? {name: '#clock', box: box(clock), shown: shown(clock)}
             : null,
         own: cards(own, 'own'),
@@ -336,7 +340,26 @@ def off_screen(seen: dict[str, Any], width: int, height: int) -> list[str]:
         past = outside(item["box"], width, height)
         if past:
             problems.append(f"{item['name']}: {describe(item['box'])} — {', '.join(past)}")
+    # The action dock sticks over the page at the bottom of a phone's screen: it must cover
+    # none of the cards the decision depends on.
+    dock = seen["dock"]
+    for item in [*seen["own"], *seen["dealer"]]:
+        if dock and dock["h"] > 0 and overlap(item["box"], dock):
+            problems.append(
+                f"{item['name']}: {describe(item['box'])} — under the action dock"
+                f" ({describe(dock)})"
+            )
     return problems
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two boxes share more than a sub-pixel sliver."""
+    return (
+        a["x"] + a["w"] > b["x"] + EDGE_SLACK
+        and b["x"] + b["w"] > a["x"] + EDGE_SLACK
+        and a["y"] + a["h"] > b["y"] + EDGE_SLACK
+        and b["y"] + b["h"] > a["y"] + EDGE_SLACK
+    )
 
 
 def press_where_it_is(
@@ -485,6 +508,13 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
     assert back == pytest.approx(at_100, rel=0.01) and zoomed["zoom"] == "100", zoomed
 
     problems = off_screen(seen, width, height)
+    if width < height and width < 900:
+        # On a portrait phone the site header is one slim row: brand, balance and language.
+        header = page.evaluate(
+            "() => document.querySelector('.site-header').getBoundingClientRect().height"
+        )
+        if header > 48:
+            problems.append(f"the site header is {header:g} px high, not one slim row")
     pressed = press_where_it_is(player, table, seen, (width, height))
     if pressed:
         problems.append(f"pressing: {pressed}")

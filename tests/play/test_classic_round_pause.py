@@ -151,3 +151,25 @@ def test_the_hosts_pause_during_the_round_pause_keeps_the_whole_decision_time(ma
     game.refresh_from_db()
     assert game.deadline == clock.now + DECISION * S
     assert game_info(game, None)["clock_starts"] is None
+
+
+@pytest.mark.django_db
+def test_a_settled_blackjack_round_holds_the_next_rounds_clock_back_by_its_own_pause(
+    make_user, clock, settings
+):
+    """In blackjack the move that settles a round deals the next: its own pause
+    (BLACKJACK_ROUND_PAUSE_SECONDS) keeps the settled hands readable before the clock."""
+    settings.BLACKJACK_ROUND_PAUSE_SECONDS = 3
+    users = {"host": make_user("host"), "other": make_user("other")}
+    table = services.table_create(
+        variant="blackjack", name="B", created_by=users["host"], decision_seconds=DECISION
+    )
+    for user in users.values():
+        seating.seat_take(table=table, player=user)
+    moves.game_start(table=table, by=users["host"])
+    game = game_of(table)
+    assert game.clock_starts_at is None
+    game = stand_until_a_round_settles(table, users, clock)
+    assert game.clock_starts_at == clock.now + 3 * S
+    assert game.deadline == clock.now + (3 + DECISION) * S
+    assert game_info(game, None)["clock_starts"] == epoch_ms(clock.now + 3 * S)

@@ -170,7 +170,7 @@ def test_sitting_down_needs_the_entry_limit_and_a_free_open_seat(make_user):
     chips_adjust(
         wallet=wallet_for(poor), amount=-6_000, memo="test", by=None, idempotency_key="poor"
     )
-    with pytest.raises(SeatError, match="5000"):
+    with pytest.raises(SeatError, match=r"не меньше 5.*000 фишек"):
         seat_take(table=table, player=poor)
     first, second, third = make_user(), make_user(), make_user()
     assert seat_take(table=table, player=first).number == 1

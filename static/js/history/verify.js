@@ -8,6 +8,8 @@ import {
   available, commit, cut, derive, drawLot, serverCut, shuffled, variantStock,
 } from "./fairness.js";
 import { cardText, isRed, load } from "./data.js";
+import { pluralText } from "../table/dom.js";
+import { countText } from "../table/text.js";
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 // Callers pass the translated text, t("…"), so that makemessages finds the msgid.
@@ -50,7 +52,7 @@ function cardChip(code) {
 }
 
 function stockLabel(shuffle) {
-  if (!shuffle.fresh) return fmt(t("сброс: %(n)s карт"), { n: shuffle.pile.length });
+  if (!shuffle.fresh) return fmt(t("сброс: %(n)s"), { n: countText(shuffle.pile.length, "cards") });
   return {
     classic: t("колода 52 карты"),
     salon: t("две колоды по 52 карты"),
@@ -139,7 +141,7 @@ async function run() {
         if (position !== shuffle.cut.position) cutsOk = false;
       }
       order = cut(order, shuffle.cut.position);
-      title += ", " + fmt(t("снята на %(n)s карт"), { n: shuffle.cut.position });
+      title += ", " + fmt(t("снята на %(n)s"), { n: countText(shuffle.cut.position, "cards_acc") });
     }
     box.append(el("h4", "", title));
     shuffle.passes.forEach((pass, passIndex) => {
@@ -182,7 +184,9 @@ async function run() {
   cardsBox.dataset.matched = String(matched);
 
   if (results.every(Boolean)) {
-    setVerdict(true, fmt(t("Проверено: отпечаток, итоговый ключ и все %(total)s сданных карт совпали."), { total }));
+    setVerdict(true, pluralText(total,
+      t("Проверено: отпечаток, итоговый ключ и %(total)s сданная карта совпали."),
+      t("Проверено: отпечаток, итоговый ключ и все %(total)s сданных карт совпали."), { total }));
   } else {
     setVerdict(false, fmt(t("Не сходится: %(failed)s из %(checks)s проверок не пройдены, совпало карт %(matched)s из %(total)s."), {
       failed: results.filter((ok) => !ok).length, checks: results.length, matched, total,

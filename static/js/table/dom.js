@@ -106,3 +106,13 @@ export function plural(count, forms) {
   const category = new Intl.PluralRules(pageLanguage()).select(Number(count));
   return forms[category] ?? forms.other ?? forms.many ?? forms.one;
 }
+
+/**
+ * A sentence whose noun follows a number in the genitive («из 21 карты», «из 5 карт», «не
+ * меньше 1 фишки»): Russian has one form for «one» (1, 21) and one for the rest, English
+ * one for 1 and one for the rest, so two whole sentences are enough — `one` (already
+ * translated) for the «one» category of the page's language, `other` for every other.
+ */
+export function pluralText(count, one, other, values) {
+  return fmt(plural(count, { one, other, few: other, many: other }), values);
+}

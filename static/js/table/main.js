@@ -20,6 +20,7 @@ import {
   aiLevelName,
   describeEvent,
   seatName,
+  tableMetaText,
 } from "./text.js";
 
 const LOG_LINES = 30;
@@ -323,6 +324,7 @@ function apply(message, events) {
     clearTimeout(waitTimer);
   }
   mirror();
+  renderMeta();
   renderStatus();
   renderSeats();
   renderTurn(before);
@@ -336,6 +338,7 @@ function apply(message, events) {
     decisionArrived = false;
     revealDecision();
   }
+  holdUntilThePauseEnds();
   // An update that moved the game on tells of that transition (its lines are the game's).
   const version = gameVersion(frame);
   const transition = version !== null && version !== gameVersion(before) ? version : null;
@@ -353,6 +356,16 @@ function apply(message, events) {
   flushSay();
   sendClientSeed();
   sitOnArrival();
+}
+
+/** The header line (variant · stakes · entry limit), drawn by the server when the page
+ * loads, follows the table's options in every frame: a classic host's new match length
+ * shows at once, not after a reload. */
+function renderMeta() {
+  const meta = document.querySelector(".table-meta");
+  if (!meta || !config.variant_name) return;
+  const text = tableMetaText(frame.table, config.variant_name);
+  if (meta.textContent !== text) meta.textContent = text;
 }
 
 function gameVersion(shown) {
@@ -561,12 +574,60 @@ function span(boxes) {
   return { top, bottom, height: bottom - top };
 }
 
+// --- the pause after a settled round, held by the variant (blackjack) -----------------------
+
+// A variant that draws the settled round on the felt during the pause after it
+// (game.clock_starts, docs/protocol.md §8.1) says so with `holdsRoundPause`: until the pause
+// ends its next decision is not offered, so that nobody acts on cards not yet on the felt.
+// The clock has not started meanwhile, so the player loses no time by it.
+let holdTimer = 0;
+let holdShown = null; // the clock_starts of the pause whose settled round was brought on screen
+
+/** Milliseconds left of a held round pause (0: none). */
+function roundHoldLeft() {
+  const game = frame && frame.game;
+  if (!variant.holdsRoundPause || !playing() || !game.clock_starts || game.paused) return 0;
+  return Math.max(0, game.clock_starts - now());
+}
+
+function holdText(left) {
+  return fmt(t("Раздача окончена: следующая через %(n)s с"), { n: Math.ceil(left / 1000) });
+}
+
+/** At the end of a held pause: the next round on the felt, its decision offered. */
+function holdUntilThePauseEnds() {
+  clearTimeout(holdTimer);
+  const left = roundHoldLeft();
+  if (!left) return;
+  if (holdShown !== frame.game.clock_starts) {
+    // The settled round replaced the hands on the felt: bring it on screen above the dock,
+    // as a decision is, so that every hand's outcome is read where the player looks.
+    holdShown = frame.game.clock_starts;
+    revealDecision();
+  }
+  holdTimer = setTimeout(() => {
+    if (roundHoldLeft() > 0) return holdUntilThePauseEnds();
+    renderTurn(null);
+    renderArea([]);
+    renderActions();
+    alerts.frame(frame, { type: "snapshot" }, [], decisionArrived);
+    if (decisionArrived) {
+      decisionArrived = false;
+      revealDecision();
+    }
+  }, left + 20);
+}
+
 function renderTurn(before) {
   const game = frame.game;
   const turn = playing() && game.view ? game.view.turn : null;
   ui.turn.classList.toggle("mine", Boolean(turn && turn === me()));
   const next = turn && turn === me() ? betweenRoundsText(game.view) : null;
-  if (next) {
+  const held = roundHoldLeft();
+  if (held) {
+    // The settled round is on the felt: the next decision comes when its pause ends.
+    ui.turn.textContent = holdText(held);
+  } else if (next) {
     // The round is over: say what comes next rather than «Ваш ход» (issue 20).
     ui.turn.textContent = next;
   } else if (turn && turn === me()) {
@@ -644,6 +705,8 @@ function tickClock() {
 function tick() {
   if (!frame) return;
   tickClock();
+  const held = roundHoldLeft();
+  if (held) ui.turn.textContent = holdText(held);
   // The countdowns in the status line and on an away player's seat.
   if (frame.table.pending || frame.table.next_game_at) renderStatus();
   for (const note of ui.seats.querySelectorAll("[data-away]")) {
@@ -677,10 +740,12 @@ function plainButton(entry) {
 
 function renderActions() {
   const game = frame.game;
-  const mine = playing() && game.view && game.view.turn === me() && me() !== null;
+  const held = roundHoldLeft() > 0;
+  const mine = !held && playing() && game.view && game.view.turn === me() && me() !== null;
   const entries = mine ? game.view.actions || [] : [];
   const key = JSON.stringify({
     entries,
+    held,
     seat: me(),
     game: game ? [game.number, game.status, game.view ? game.view.version : null] : null,
     pending: frame.table.pending ? frame.table.pending.game : null,

@@ -216,8 +216,8 @@ export function describeEvent(event, table, me = null) {
       return withTotal(fmt(t("Банкир берёт карту: %(card)s"), { card: cardName(event.card) }), event.total);
     case "bet":
       return event.all_in
-        ? fmt(t("%(name)s: ва-банк, %(amount)s"), { name: who, amount: event.amount })
-        : fmt(t("%(name)s: ставка %(amount)s"), { name: who, amount: event.amount });
+        ? fmt(t("%(name)s: ва-банк, %(amount)s"), { name: who, amount: formatNumber(event.amount) })
+        : fmt(t("%(name)s: ставка %(amount)s"), { name: who, amount: formatNumber(event.amount) });
     case "sit_out":
       return event.reason === "timeout"
         ? fmt(t("%(name)s пропускает: время вышло"), { name: who })
@@ -229,11 +229,11 @@ export function describeEvent(event, table, me = null) {
     case "stuk":
       return t("Стук!");
     case "bank_open":
-      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: event.bank });
+      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "circle_start":
-      return fmt(t("Круг %(n)s, банк %(bank)s"), { n: event.circle, bank: event.bank });
+      return fmt(t("Круг %(n)s, банк %(bank)s"), { n: event.circle, bank: formatNumber(event.bank) });
     case "collect":
-      return fmt(t("%(name)s забирает банк: %(amount)s"), { name: name(event.banker), amount: event.amount });
+      return fmt(t("%(name)s забирает банк: %(amount)s"), { name: name(event.banker), amount: formatNumber(event.amount) });
     case "bank_broken":
       return t("Банк сорван!");
     case "reshuffle":
@@ -255,7 +255,7 @@ export function describeEvent(event, table, me = null) {
     case "remove":
       return fmt(t("%(name)s выбывает из партии"), { name: name(event.target) });
     case "new_game":
-      return fmt(t("Новая игра: %(coins)s монет, банк %(bank)s"), { coins: event.coins, bank: event.bank });
+      return fmt(t("Новая игра: %(coins)s, банк %(bank)s"), { coins: countText(event.coins, "coins"), bank: formatNumber(event.bank) });
     case "restart":
       return t("Раздача заново, те же карты");
     default:
@@ -304,9 +304,9 @@ function describeMine(event, me) {
     case "cut":
       return own && event.by !== "server" ? t("Вы снимаете колоду") : null;
     case "bank_open":
-      return event.banker === me ? fmt(t("Вы держите банк: %(bank)s"), { bank: event.bank }) : null;
+      return event.banker === me ? fmt(t("Вы держите банк: %(bank)s"), { bank: formatNumber(event.bank) }) : null;
     case "collect":
-      return event.banker === me ? fmt(t("Вы забираете банк: %(amount)s"), { amount: event.amount }) : null;
+      return event.banker === me ? fmt(t("Вы забираете банк: %(amount)s"), { amount: formatNumber(event.amount) }) : null;
     case "lot":
       return own ? t("Банк по жребию достаётся вам") : null;
     case "bank":
@@ -348,6 +348,9 @@ const UNIT_FORMS = {
   coins: () => ({ one: t("монета"), few: t("монеты"), many: t("монет"), other: t("монеты") }),
   chips: () => ({ one: t("фишка"), few: t("фишки"), many: t("фишек"), other: t("фишки") }),
   points: () => ({ one: t("очко"), few: t("очка"), many: t("очков"), other: t("очка") }),
+  cards: () => ({ one: t("карта"), few: t("карты"), many: t("карт"), other: t("карты") }),
+  // «снять на 1 карту / 2 карты / 5 карт»: the accusative
+  cards_acc: () => ({ one: t("карту"), few: t("карты"), many: t("карт"), other: t("карты") }),
 };
 
 /** A signed amount with its unit in the right plural form: «+25 монет», «−1 фишка»,
@@ -404,3 +407,34 @@ export const ANNOUNCED = new Set([
   "finished", "stuk", "bank_broken", "collect", "bet", "cut", "paused", "resumed", "away",
   "session_end", "table_closing", "table_closed", "game_voided", "hand_over", "hand_end", "sit_out",
 ]);
+
+// ---- The table's header line, from the table info of each frame (issue 20) ----
+
+const MATCH_FORMS = () => ({
+  one: t("на очки, партия из %(n)s раздачи"),
+  few: t("на очки, партия из %(n)s раздач"),
+  many: t("на очки, партия из %(n)s раздач"),
+  other: t("на очки, партия из %(n)s раздач"),
+});
+
+/** How the table is played for, as the server's Table.stakes_label() says it, from the
+ * frame's `table.options` (docs/protocol.md §6.1): «ставка 10», «ставки 10–100»,
+ * «на очки, партия из 7 раздач». */
+export function stakesText(table) {
+  const options = table.options || {};
+  if (typeof options.stake === "number") return fmt(t("ставка %(stake)s"), { stake: formatNumber(options.stake) });
+  if (typeof options.min_bet === "number") {
+    return fmt(t("ставки %(min)s–%(max)s"), { min: formatNumber(options.min_bet), max: formatNumber(options.max_bet) });
+  }
+  if (typeof options.rounds === "number") return fmt(plural(options.rounds, MATCH_FORMS()), { n: formatNumber(options.rounds) });
+  if (table.variant === "solo") return t("на монеты игры, не фишки");
+  return t("учебные единицы, не фишки");
+}
+
+/** The whole header line: «Классика · на очки, партия из 7 раздач · лимит входа 100». */
+export function tableMetaText(table, variantName) {
+  const parts = [variantName, stakesText(table)];
+  if (table.entry_limit) parts.push(fmt(t("лимит входа %(limit)s"), { limit: formatNumber(table.entry_limit) }));
+  if (table.private) parts.push(t("частный стол"));
+  return parts.filter(Boolean).join(" · ");
+}

@@ -3,7 +3,7 @@
 // each player's hand (hidden until that duel settles), the duel in progress with the
 // banker's cards, and the offered bets as buttons (1×, 2×, 5×, ва-банк).
 
-import { fill, fmt, h, signed, t } from "../dom.js";
+import { fill, fmt, formatNumber, h, signed, t } from "../dom.js";
 import { countText, outcomeWord, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 export const shortcuts = { hit: "H", stand: "S" };
@@ -109,10 +109,15 @@ function duel(view, ctx) {
     h(
       "h3",
       {},
-      fmt(t("Поединок: %(player)s против банкира %(banker)s"), {
-        player: ctx.seatName(current.seat),
-        banker: ctx.seatName(view.banker),
-      }),
+      // The viewer in the second person, never by their user name (issue 20).
+      current.seat === ctx.me
+        ? fmt(t("Ваш поединок с банкиром %(banker)s"), { banker: ctx.seatName(view.banker) })
+        : view.banker === ctx.me
+          ? fmt(t("Поединок: %(player)s против вас, банкира"), { player: ctx.seatName(current.seat) })
+          : fmt(t("Поединок: %(player)s против банкира %(banker)s"), {
+              player: ctx.seatName(current.seat),
+              banker: ctx.seatName(view.banker),
+            }),
     ),
     h(
       "p",
@@ -155,7 +160,7 @@ function lastDuel(view, state, ctx) {
             outcome: outcomeWord(player.outcome),
             delta: signed(player.delta),
           }),
-      typeof last.bank === "number" ? " · " + fmt(t("банк %(bank)s"), { bank: last.bank }) : "",
+      typeof last.bank === "number" ? " · " + fmt(t("банк %(bank)s"), { bank: formatNumber(last.bank) }) : "",
     ),
     h(
       "div",
@@ -223,7 +228,7 @@ export function control(entry, state, ctx) {
         class: "action bet-offer",
         dataset: { action: "bet", amount: String(amount), key: `bet-${amount}`, shortcut: key },
         "aria-keyshortcuts": key,
-        "aria-label": fmt(t("Ставка %(name)s: %(amount)s фишек"), { name: betName(amount, view), amount }),
+        "aria-label": fmt(t("Ставка %(name)s: %(amount)s"), { name: betName(amount, view), amount: countText(amount, "chips") }),
         onclick: () => ctx.act("bet", { amount }),
       },
       h("span", { class: "bet-name" }, betName(amount, view)),
@@ -251,23 +256,27 @@ export function seatNote(seat, state) {
 
 export function describe(event, state) {
   const name = (id) => seatName(id, state.table);
+  // The viewer in the second person, never by their user name (issue 20).
+  const mine = (id) => Boolean(id) && Boolean(state.you) && id === state.you.seat;
   switch (event.type) {
     case "bank_open":
-      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: event.bank });
+      if (mine(event.banker)) return fmt(t("Вы держите банк: %(bank)s"), { bank: formatNumber(event.bank) });
+      return fmt(t("%(name)s держит банк: %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "circle_start":
       return fmt(t("Круг %(n)s: банк %(bank)s, порядок — %(order)s"), {
         n: event.circle,
-        bank: event.bank,
+        bank: formatNumber(event.bank),
         order: (event.order || []).map(name).join(", "),
       });
     case "stuk":
-      return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: event.bank });
+      if (mine(event.banker)) return fmt(t("Стук! Вы играете второй круг, банк %(bank)s"), { bank: formatNumber(event.bank) });
+      return fmt(t("Стук! %(name)s играет второй круг, банк %(bank)s"), { name: name(event.banker), bank: formatNumber(event.bank) });
     case "settle":
       // The viewer's own duel in the second person (issue 20): «Вы выиграли +25 фишек — …».
       if (state.you && event.seat === state.you.seat) {
         return fmt(t("%(result)s; банк %(bank)s"), {
           result: yourResult(event.outcome, event.delta, "chips", event.reason),
-          bank: event.bank,
+          bank: formatNumber(event.bank),
         });
       }
       return fmt(t("%(name)s: %(outcome)s %(delta)s — %(reason)s; банк %(bank)s"), {
@@ -275,13 +284,14 @@ export function describe(event, state) {
         outcome: outcomeWord(event.outcome),
         delta: signed(event.delta),
         reason: reasonText(event.reason),
-        bank: event.bank,
+        bank: formatNumber(event.bank),
       });
     case "sit_out":
-      return event.reason === "cannot_afford"
-        ? fmt(t("%(name)s пропускает: не хватает фишек"), { name: name(event.seat) })
-        : null;
+      if (event.reason !== "cannot_afford") return null;
+      if (mine(event.seat)) return t("Вы пропускаете: не хватает фишек");
+      return fmt(t("%(name)s пропускает: не хватает фишек"), { name: name(event.seat) });
     case "bank_broken":
+      if (mine(event.banker)) return t("Ваш банк сорван!");
       return fmt(t("Банк %(name)s сорван!"), { name: name(event.banker) });
     case "finished":
       return event.reason === "no_banker" ? t("Держать банк некому") : t("Банк сыгран");

@@ -5,9 +5,14 @@
 // and the training table's AI seats (add / remove between shoes).
 
 import { fill, fmt, h, t } from "../dom.js";
-import { aiLevelName, outcomeWord } from "../text.js";
+import { aiLevelName, countText, outcomeWord } from "../text.js";
 
 export const shortcuts = { hit: "H", stand: "S", double: "D", split: "P" };
+
+// The pause after a settled round (game.clock_starts, BLACKJACK_ROUND_PAUSE_SECONDS): the
+// settled round stays on the felt, each hand with its outcome, and the next decision waits
+// for it (static/js/table/main.js).
+export const holdsRoundPause = true;
 
 const LEVELS = ["easy", "medium", "hard"];
 let chosenLevel = "medium";
@@ -33,15 +38,16 @@ function seatTitle(id, state, ctx) {
 
 function handElement(hand, index, ctx, mine) {
   const flags = [];
-  if (hand.natural) flags.push(h("span", { class: "pill gold" }, t("Блэкджек")));
+  const settled = Boolean(hand.outcome);
+  if (hand.natural && !settled) flags.push(h("span", { class: "pill gold" }, t("Блэкджек")));
   if (hand.split) flags.push(h("span", { class: "pill" }, t("после разделения")));
   if (hand.wager === 2) flags.push(h("span", { class: "pill" }, t("удвоено")));
-  if (hand.done && !hand.natural) flags.push(h("span", { class: "pill" }, t("закрыта")));
+  if (hand.done && !hand.natural && !settled) flags.push(h("span", { class: "pill" }, t("закрыта")));
   return h(
     "li",
     {
-      class: `bj-hand${hand.active ? " active" : ""}${hand.done ? " done" : ""}`,
-      dataset: { hand: String(index), wager: String(hand.wager), active: hand.active ? "true" : "false" },
+      class: `bj-hand${hand.active ? " active" : ""}${hand.done ? " done" : ""}${settled ? ` settled ${hand.outcome}` : ""}`,
+      dataset: { hand: String(index), wager: String(hand.wager), active: hand.active ? "true" : "false", outcome: hand.outcome || null },
       "aria-current": hand.active && mine ? "true" : null,
     },
     h(
@@ -49,9 +55,11 @@ function handElement(hand, index, ctx, mine) {
       { class: "hand-head" },
       h("span", { class: "hand-index" }, fmt(t("Рука %(n)s"), { n: index + 1 })),
       totalBadge(hand.total, hand.soft),
-      h("span", { class: "muted" }, fmt(t("ставка %(n)s"), { n: hand.wager })),
+      settled ? null : h("span", { class: "muted" }, fmt(t("ставка %(n)s"), { n: hand.wager })),
       flags,
       hand.active ? h("span", { class: "pill gold" }, mine ? t("ваш ход") : t("ходит")) : null,
+      // The settled hand's outcome, on the hand: «Перебор», «+1», «−1», «Ничья», «Блэкджек +1,5».
+      settled ? h("span", { class: `bj-outcome ${hand.outcome}` }, settledText(hand, ctx.config.language)) : null,
     ),
     ctx.cards.cardsElement(hand.cards, 0),
   );
@@ -60,9 +68,10 @@ function handElement(hand, index, ctx, mine) {
 function seatBlock(id, hands, balance, state, ctx, mine) {
   const game = state.game;
   const carry = (game.carry || {})[id] || 0;
+  const onTurn = game.status === "playing" && game.view.turn === id && !hands.some((hand) => hand.outcome);
   return h(
     "section",
-    { class: `bj-seat${mine ? " mine" : ""}${game.view.turn === id ? " on-turn" : ""}`, dataset: { seat: id, hands: String(hands.length) } },
+    { class: `bj-seat${mine ? " mine" : ""}${onTurn ? " on-turn" : ""}`, dataset: { seat: id, hands: String(hands.length) } },
     h(
       "div",
       { class: "hand-head" },
@@ -110,6 +119,46 @@ function settledText(hand, language) {
   return signedNumber(hand.delta, language);
 }
 
+/** The settled round on the felt: the dealer's whole hand and every seat's hands, each with
+ * its outcome on it (while the pause after it runs, and once the shoe or session is over). */
+function settledRound(view, state, ctx, heading) {
+  const last = view.last_round;
+  if (!last || !last.hands) return [];
+  const dealer = last.hands.find((hand) => hand.seat === "dealer");
+  const parts = [h("p", { class: "bj-round pill" }, heading)];
+  if (dealer) {
+    parts.push(
+      h(
+        "section",
+        { class: "bj-dealer hand settled", dataset: { hidden: "0" } },
+        h("div", { class: "hand-head" }, h("h3", {}, t("Дилер")), totalBadge(dealer.total, false), dealer.total > 21 ? h("span", { class: "pill" }, t("Перебор")) : null),
+        ctx.cards.cardsElement(dealer.cards, 0),
+      ),
+    );
+  }
+  const seats = h("div", { class: "bj-seats settled" });
+  for (const id of state.game.seats) {
+    const own = last.hands.filter((hand) => hand.seat === id);
+    if (!own.length) continue;
+    const hands = own.map((hand) => ({
+      cards: hand.cards,
+      total: hand.total,
+      soft: false,
+      wager: Math.abs(hand.delta) === 2 ? 2 : 1, // a doubled push is not told apart
+      split: own.length > 1,
+      natural: hand.delta === 1.5,
+      done: true,
+      active: false,
+      outcome: hand.outcome,
+      delta: hand.delta,
+    }));
+    const balance = (view.balances || {})[id];
+    seats.append(seatBlock(id, hands, balance, state, ctx, id === view.seat));
+  }
+  parts.push(seats);
+  return parts;
+}
+
 function lastRound(view, ctx) {
   const last = view.last_round;
   if (!last || !last.hands) return null;
@@ -136,9 +185,10 @@ function lastRound(view, ctx) {
         return h(
           "li",
           { dataset: { seat: hand.seat, outcome: hand.outcome, hand: String(number) } },
-          h("strong", {}, ctx.seatName(hand.seat)),
+          // The viewer's own hands in the second person, never with their user name.
+          h("strong", {}, hand.seat === view.seat ? t("Вы") : ctx.seatName(hand.seat)),
           own.length > 1 ? [" ", h("span", { class: "hand-index" }, fmt(t("Рука %(n)s"), { n: number }))] : null,
-          ` ${hand.cards.length} ${t("карт.")}, ${hand.total} — ${outcomeWord(hand.outcome)} `,
+          ` ${countText(hand.cards.length, "cards")}, ${hand.total} — ${outcomeWord(hand.outcome)} `,
           h("span", { class: `bj-outcome ${hand.outcome}` }, settledText(hand, ctx.config.language)),
         );
       }),
@@ -205,6 +255,7 @@ export function render(area, state, ctx) {
   const parts = [];
   if (!view || game.status !== "playing") {
     delete area.dataset.round;
+    delete area.dataset.settled;
     if (pending) parts.push(h("p", { class: "felt-empty" }, t("Тасуем шуз…")));
     else if (game && game.status === "finished" && !state.table.next_game_at) parts.push(h("p", { class: "felt-empty" }, t("Сессия окончена. Нажмите «Начать игру», чтобы начать новую.")));
     else if (!game) parts.push(h("p", { class: "felt-empty" }, t("Сядьте за стол, добавьте ИИ, если хотите, и нажмите «Начать игру».")));
@@ -226,13 +277,23 @@ export function render(area, state, ctx) {
           ),
         );
       }
-      parts.push(lastRound(view, ctx));
+      // The shoe's last round, settled: its hands on the felt with their outcomes.
+      parts.push(settledRound(view, state, ctx, t("Последняя раздача")));
     }
     parts.push(trainingControls(state, ctx));
     fill(area, parts);
     refocus(area, focusKey);
     return;
   }
+  if (view.last_round && pauseLeft(game, ctx) > 0) {
+    // The pause after a settled round: that round stays on the felt, each hand with its
+    // outcome; the next one (already dealt) is drawn when the pause ends.
+    area.dataset.round = String(view.round - 1);
+    area.dataset.settled = "true";
+    fill(area, settledRound(view, state, ctx, fmt(t("Итоги раздачи %(n)s"), { n: view.round - 1 })));
+    return;
+  }
+  delete area.dataset.settled;
   area.dataset.round = String(view.round);
   parts.push(h("p", { class: "bj-round pill" }, fmt(t("Раздача %(n)s"), { n: view.round })));
   parts.push(dealerBlock(view, ctx));
@@ -250,6 +311,12 @@ export function render(area, state, ctx) {
   parts.push(lastRound(view, ctx));
   fill(area, parts);
   refocus(area, focusKey);
+}
+
+/** Milliseconds left of the pause after a settled round (0: none, or over). */
+function pauseLeft(game, ctx) {
+  if (!game || game.status !== "playing" || game.paused || !game.clock_starts || !ctx.now) return 0;
+  return Math.max(0, game.clock_starts - ctx.now());
 }
 
 function refocus(area, key) {
@@ -285,7 +352,9 @@ export function describe(event, state) {
       .filter((hand) => hand.outcome)
       .map((hand) => {
         const seat = state.table.seats.find((s) => s.id === hand.seat);
-        const name = seat ? (seat.ai ? fmt(t("ИИ %(number)s"), { number: seat.number }) : seat.name) : hand.seat;
+        // The viewer's own hand in the second person, never with their user name (issue 20).
+        const mine = state.you && state.you.seat && hand.seat === state.you.seat;
+        const name = mine ? t("Вы") : seat ? (seat.ai ? fmt(t("ИИ %(number)s"), { number: seat.number }) : seat.name) : hand.seat;
         return `${name} ${units(hand.delta, document.documentElement.lang)}`;
       });
     const dealer = event.hands.find((hand) => hand.seat === "dealer");

@@ -5,7 +5,7 @@
 // scoreboard and the final standings. The shared screen (static/js/screen.js) reuses the
 // public parts: scoreboard(), roundSummary(), standings(), roundTable().
 
-import { fmt, h, signed } from "../dom.js";
+import { fmt, h, pluralText, signed } from "../dom.js";
 import { aiLevelName, handOwner, seatName as seatLabel, yourHandResult } from "../text.js";
 
 const MATCH_LENGTHS = [5, 7, 10];
@@ -378,7 +378,7 @@ export function render(area, state, ctx) {
     const view = game.view;
     const playing = game.status === "playing";
     const progress = el("p", { class: "classic-progress" },
-      fmt(gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played }));
+      pluralText(view.rounds_total, gettext("Партия из %(total)s раздачи, сыграно %(played)s."), gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played }));
     const summary = roundSummary(state, view, ctx.cards);
     const left = pauseLeft(game, ctx);
     if (playing && summary && left > 0) {
@@ -427,8 +427,12 @@ export function render(area, state, ctx) {
 /** The log's words for classic's own events; the core's generic text for the rest. */
 export function describe(event, state) {
   switch (event.type) {
-    case "round_start":
-      return fmt(gettext("Раздача %(n)s: первым ходит %(name)s"), { n: event.round, name: seatName(state, (event.order || [])[0]) });
+    case "round_start": {
+      const first = (event.order || [])[0];
+      // The viewer in the second person, never by their user name (issue 20).
+      if (first && state.you && first === state.you.seat) return fmt(gettext("Раздача %(n)s: первыми ходите вы"), { n: event.round });
+      return fmt(gettext("Раздача %(n)s: первым ходит %(name)s"), { n: event.round, name: seatName(state, first) });
+    }
     case "settle": {
       // The viewer's own result first, in the second person (issue 20), then every hand.
       const me = state.you && state.you.seat;

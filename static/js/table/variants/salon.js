@@ -6,7 +6,7 @@
 // range the server offers) and the cut (a slider over the shoe).
 
 import { cardName } from "../../cards.js";
-import { fmt, formatNumber, h, signed } from "../dom.js";
+import { fmt, formatNumber, h, pluralText, signed } from "../dom.js";
 import { countText, handOwner, seatName as seatLabel, yourHandResult } from "../text.js";
 
 const SHOE_CARDS = 104; // two decks
@@ -99,12 +99,12 @@ function facts(state, view) {
     if (bank !== null) add(gettext("Банк"), countText(bank, "chips"), "bank");
   }
   const options = view.options || state.table.options || {};
-  add(gettext("Ставки"), fmt(gettext("%(min)s–%(max)s"), { min: options.min_bet, max: options.max_bet }), "limits");
+  add(gettext("Ставки"), fmt(gettext("%(min)s–%(max)s"), { min: formatNumber(options.min_bet), max: formatNumber(options.max_bet) }), "limits");
   if (view.shoe) {
     const remaining = view.shoe.remaining;
     const meter = el("meter", { min: 0, max: SHOE_CARDS, value: remaining, "aria-label": gettext("Карт в шузе") });
     add(gettext("В шузе"), el("span", { class: "shoe-left" },
-      el("strong", { text: fmt(gettext("%(n)s карт"), { n: remaining }) }), " ", meter), "shoe");
+      el("strong", { text: countText(remaining, "cards") }), " ", meter), "shoe");
   }
   const next = nextBanker(state, view);
   if (next) add(gettext("Следующий банкомёт"), seatName(state, next), "next-banker");
@@ -201,7 +201,7 @@ export function render(area, state, ctx) {
     parts.push(chipsTable(state, view));
   } else {
     const options = state.table.options || {};
-    parts.push(el("p", { class: "salon-limits", text: fmt(gettext("Ставки за столом: %(min)s–%(max)s фишек."), { min: options.min_bet, max: options.max_bet }) }));
+    parts.push(el("p", { class: "salon-limits", text: fmt(gettext("Ставки за столом: %(min)s–%(max)s."), { min: formatNumber(options.min_bet), max: countText(options.max_bet, "chips") }) }));
   }
   area.replaceChildren(...parts.filter(Boolean));
   area.classList.add("salon");
@@ -283,7 +283,7 @@ function cutControl(action, state, ctx) {
   const show = () => {
     const position = Number(slider.value);
     shoe.style.setProperty("--cut", `${(position / total) * 100}%`);
-    text.textContent = fmt(gettext("Сверху вниз: %(n)s из %(total)s карт"), { n: position, total });
+    text.textContent = pluralText(total, gettext("Сверху вниз: %(n)s из %(total)s карты"), gettext("Сверху вниз: %(n)s из %(total)s карт"), { n: position, total });
     slider.setAttribute("aria-valuetext", text.textContent);
   };
   slider.addEventListener("input", show);
@@ -316,26 +316,34 @@ export function control(action, state, ctx) {
 /** The log's words for salon's own events; the core's generic text for the rest. */
 export function describe(event, state) {
   const name = (seat) => seatName(state, seat);
+  // The viewer in the second person, never by their user name (issue 20).
+  const mine = (seat) => Boolean(seat) && seat === (state.you && state.you.seat);
   switch (event.type) {
     case "lot":
+      if (mine(event.seat)) return gettext("Жребий: банк держите вы");
       return fmt(gettext("Жребий: банк держит %(name)s"), { name: name(event.seat) });
     case "shuffle":
+      if (mine(event.banker)) return gettext("Талия перетасована, банкомёт — вы");
       return fmt(gettext("Талия перетасована, банкомёт — %(name)s"), { name: name(event.banker) });
     case "cut":
-      return event.by === "server"
-        ? fmt(gettext("Время вышло: колоду снял сервер, %(n)s карт вниз"), { n: event.position })
-        : fmt(gettext("%(name)s снимает колоду: %(n)s карт вниз"), { name: name(event.seat), n: event.position });
+      if (event.by === "server") {
+        return fmt(gettext("Время вышло: колоду снял сервер, %(n)s вниз"), { n: countText(event.position, "cards_acc") });
+      }
+      if (mine(event.seat)) return fmt(gettext("Вы снимаете колоду: %(n)s вниз"), { n: countText(event.position, "cards_acc") });
+      return fmt(gettext("%(name)s снимает колоду: %(n)s вниз"), { name: name(event.seat), n: countText(event.position, "cards_acc") });
     case "round_start":
+      if (mine(event.banker)) return fmt(gettext("Раздача %(n)s, банкомёт — вы"), { n: event.deal });
       return fmt(gettext("Раздача %(n)s, банкомёт %(name)s"), { n: event.deal, name: name(event.banker) });
     case "deal":
       return event.cards
         ? fmt(gettext("Вам сданы карты: %(cards)s"), { cards: event.cards.map(cardName).join(", ") })
         : fmt(gettext("%(name)s получает две карты"), { name: name(event.seat) });
     case "sit_out":
-      return event.reason === "bank_cannot_cover"
-        ? fmt(gettext("%(name)s пропускает раздачу: банк не покроет ставку"), { name: name(event.seat) })
-        : null;
+      if (event.reason !== "bank_cannot_cover") return null;
+      if (mine(event.seat)) return gettext("Вы пропускаете раздачу: банк не покроет ставку");
+      return fmt(gettext("%(name)s пропускает раздачу: банк не покроет ставку"), { name: name(event.seat) });
     case "reveal":
+      if (mine(event.seat)) return gettext("У вас, банкомёта, очко: вы забираете все ставки");
       return fmt(gettext("У банкомёта %(name)s очко: он забирает все ставки"), { name: name(event.seat) });
     case "settle": {
       // The viewer's own result first, in the second person (issue 20), then every ponter.
@@ -348,7 +356,7 @@ export function describe(event, state) {
       return yours ? `${yours}. ${summary}` : summary;
     }
     case "shoe_end":
-      return fmt(gettext("Талия кончилась: в шузе осталось %(n)s карт"), { n: event.remaining });
+      return fmt(gettext("Талия кончилась: в шузе осталось %(n)s"), { n: countText(event.remaining, "cards") });
     case "finished": {
       const reasons = {
         shoe_end: gettext("Талия сыграна"),

@@ -3,7 +3,7 @@
 // banker's and the player's hands with their totals, the last round's result and quick bets
 // (the card zoom is the page's own: static/js/table/zoom.js).
 
-import { fill, fmt, formatNumber, h, signed, t } from "../dom.js";
+import { fill, fmt, formatNumber, h, pluralText, t } from "../dom.js";
 import { amountText, countText, reasonHeadline, reasonText, seatName, totalText, yourResult } from "../text.js";
 
 const QUICK_BETS = [25, 50, 100];
@@ -198,7 +198,7 @@ function betForm(entry, ctx) {
         event.preventDefault();
         const amount = Number(input.value);
         if (!Number.isInteger(amount) || amount < min || amount > max) {
-          input.setCustomValidity(fmt(t("Ставка — от %(min)s до %(max)s монет."), { min, max }));
+          input.setCustomValidity(pluralText(max, t("Ставка — от %(min)s до %(max)s монеты."), t("Ставка — от %(min)s до %(max)s монет."), { min, max }));
           input.reportValidity();
           return;
         }
@@ -254,7 +254,7 @@ export function seatNote(seat, state) {
 }
 
 export function describe(event, state) {
-  if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: event.bank });
+  if (event.type === "stuk") return fmt(t("Стук! Банк %(bank)s — последняя раздача"), { bank: formatNumber(event.bank) });
   if (event.type === "bet") {
     return fmt(t("Ставка %(amount)s, осталось: %(coins)s"), { amount: formatNumber(event.amount), coins: countText(event.coins, "coins") });
   }
@@ -265,9 +265,9 @@ export function describe(event, state) {
       event.outcome === "win"
         ? fmt(t("Выиграл %(name)s"), { name: seatName(event.seat, state.table) })
         : t("Выиграл банкир");
-    return fmt(t("%(who)s: %(delta)s монет — %(reason)s"), {
+    return fmt(t("%(who)s: %(delta)s — %(reason)s"), {
       who,
-      delta: signed(event.delta),
+      delta: amountText(event.delta, "coins"),
       reason: reasonText(event.reason),
     });
   }
