@@ -63,6 +63,7 @@ import os
 import random
 import re
 import secrets
+import signal
 import statistics
 import subprocess
 import sys
@@ -2578,8 +2579,16 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_options(argv)
+    # A bench stopped with SIGTERM (kill, a CI timeout) stops its daphne, worker and beat
+    # on the way out, as after Ctrl+C: left running, a beat went on sending sweeps into
+    # the Redis database the next run measured.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     context: dict[str, Any] = {"cores": os.cpu_count(), "load_before": load_average()}
     env = process_env(options)
     began = time.monotonic()
