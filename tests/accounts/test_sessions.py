@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from typing import Any
 
 import pytest
@@ -25,22 +26,48 @@ def signed_in(user: Any) -> Client:
     return browser
 
 
-def listening(user: Any) -> str:
-    """A channel in the user's group, as each of their sockets is."""
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(user_group(user.pk), channel)
-    return str(channel)
+class Listening:
+    """A channel in the user's group, as each of their sockets is, on an event loop of its
+    own that lives as long as the test: a channel of the pub/sub layer (the default)
+    belongs to the loop that made it, and `async_to_sync` runs each call on a new one."""
+
+    def __init__(self, user: Any) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.layer = get_channel_layer()
+        self.channel = self._run(self._join(user_group(user.pk)))
+
+    def _run(self, coroutine: Any, timeout: float = 15) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    async def _join(self, group: str) -> str:
+        channel = await self.layer.new_channel()
+        await self.layer.group_add(group, channel)
+        return str(channel)
+
+    def note(self) -> dict[str, Any]:
+        """The next message to the channel (a bound on the wait, so that a missing note
+        fails the test rather than hanging it)."""
+        return dict(self._run(asyncio.wait_for(self.layer.receive(self.channel), timeout=10)))
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        self.loop.close()
 
 
-def note(channel: str) -> dict[str, Any]:
-    """The next message to the channel (a bound on the wait, so that a missing note fails
-    the test rather than hanging it)."""
+@pytest.fixture
+def listening():
+    opened: list[Listening] = []
 
-    async def receive() -> Any:
-        return await asyncio.wait_for(get_channel_layer().receive(channel), timeout=10)
+    def listen(user: Any) -> Listening:
+        opened.append(Listening(user))
+        return opened[-1]
 
-    return dict(async_to_sync(receive)())
+    yield listen
+    for listener in opened:
+        listener.close()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -55,21 +82,21 @@ def test_a_current_session_is_seen_in_one_query(make_user, django_assert_num_que
 
 
 @pytest.mark.django_db(transaction=True)
-def test_signing_out_names_the_ended_session_to_the_users_sockets(make_user):
+def test_signing_out_names_the_ended_session_to_the_users_sockets(make_user, listening):
     user = make_user()
     browser = signed_in(user)
     key = browser.session.session_key
-    channel = listening(user)
+    sockets = listening(user)
     browser.post("/logout/")
-    assert note(channel) == {"type": "session.ended", "session": session_digest(key)}
+    assert sockets.note() == {"type": "session.ended", "session": session_digest(key)}
     assert not session_current(session_key=key, user=user)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_password_reset_through_the_reset_pages_ends_every_session(make_user):
+def test_a_password_reset_through_the_reset_pages_ends_every_session(make_user, listening):
     user = make_user()
     key = signed_in(user).session.session_key
-    channel = listening(user)
+    sockets = listening(user)
     Client().post("/password/reset/", {"email": user.email})
     link = re.search(r"/password/reset/[^/\s]+/[^/\s]+/", mail.outbox[-1].body)
     assert link is not None
@@ -82,18 +109,18 @@ def test_a_password_reset_through_the_reset_pages_ends_every_session(make_user):
         ).status_code
         == 302
     )
-    assert note(channel) == {"type": "session.ended", "session": None}
+    assert sockets.note() == {"type": "session.ended", "session": None}
     user.refresh_from_db()
     assert not session_current(session_key=key, user=user)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_save_that_keeps_the_password_sends_no_note(make_user):
+def test_a_save_that_keeps_the_password_sends_no_note(make_user, listening):
     user = make_user()
-    channel = listening(user)
+    sockets = listening(user)
     user.first_name = "Same"
     user.save()
     user.save(update_fields=["last_login"])
     # A marker sent after them is the first thing the user's sockets receive.
     async_to_sync(get_channel_layer().group_send)(user_group(user.pk), {"type": "marker"})
-    assert note(channel) == {"type": "marker"}
+    assert sockets.note() == {"type": "marker"}
