@@ -13,10 +13,11 @@ pytestmark = pytest.mark.services
 
 @pytest.mark.asyncio
 async def test_redis_channel_layer_round_trips_a_message(redis_url):
-    from channels_redis.core import RedisChannelLayer
+    from config.channel_layer import RedisChannelLayer, RedisPubSubChannelLayer
 
     layer = get_channel_layer()
-    assert isinstance(layer, RedisChannelLayer)
+    chosen = {"pubsub": RedisPubSubChannelLayer, "core": RedisChannelLayer}
+    assert isinstance(layer, chosen[settings.CHANNEL_LAYER])
     channel = await layer.new_channel()
     group = f"test-{uuid.uuid4().hex}"
     await layer.group_add(group, channel)
