@@ -40,7 +40,8 @@ HOST, GUEST = "vedushchiy", "gost"
 # Network latency for the frames that carry a timeout: the decision clock then sits at
 # 0:00 for a moment before the server's stand arrives (the server plays a due clock up to
 # a second late, and the page redraws its clock four times a second; without the latency
-# the two could meet between two redraws and the test would not see the zero).
+# the two could meet between two redraws and the test would not see the zero). Matched with
+# or without a space after the colon: the server's JSON is compact (orjson).
 DELAY_TIMEOUT_FRAMES = """
 (() => {
   const Native = window.WebSocket;
@@ -48,7 +49,7 @@ DELAY_TIMEOUT_FRAMES = """
     addEventListener(type, listener, options) {
       if (type !== "message") return super.addEventListener(type, listener, options);
       return super.addEventListener(type, (event) => {
-        if (typeof event.data === "string" && event.data.includes('"timeout": true')) {
+        if (typeof event.data === "string" && /"timeout":\\s*true/.test(event.data)) {
           setTimeout(() => listener.call(this, event), 700);
         } else {
           listener.call(this, event);
