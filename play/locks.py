@@ -51,7 +51,8 @@ def command_transaction() -> Iterator[None]:
 
 
 def service_transaction() -> transaction.Atomic:
-    """A move's or a client seed's transaction: its own, or — run as a client's command —
+    """A move's transaction (called when the move runs, not as a decorator, whose
+    transaction would be fixed at import): its own, or — run as a client's command —
     the command's, without a savepoint of its own. A refusal then rolls the whole
     command back, which holds nothing else (a refused command stores nothing), and each
     command saves two round trips (SAVEPOINT, RELEASE: a seventh of a move's queries)."""

@@ -53,7 +53,7 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
     return start_next(table, locks.now())
 
 
-@service_transaction()
+@transaction.atomic
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
     every player has given one, the cards are dealt."""
