@@ -16,7 +16,8 @@ from django.db import connection, connections
 
 from accounts.bonus import BonusClaimedToday, daily_bonus_claim
 from accounts.models import Account, DailyBonusClaim, LedgerEntry
-from accounts.services import chips_adjust, chips_transfer, escrow_account, wallet_for
+from accounts.services import chips_adjust, wallet_for
+from tests.accounts.test_daily_bonus import _spend_down
 from tests.conftest import chips_unbalanced
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -46,14 +47,7 @@ def _run_concurrently(jobs):
 
 def _broke_player(make_user, *, left: int):
     player = make_user()
-    wallet = wallet_for(player)
-    chips_transfer(
-        source=wallet,
-        destination=escrow_account(f"escrow:test:{player.pk}"),
-        amount=wallet.balance - left,
-        reason=LedgerEntry.Reason.STAKE,
-        idempotency_key=f"spend:{player.pk}",
-    )
+    _spend_down(player, to=left)
     return player
 
 
