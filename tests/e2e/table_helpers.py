@@ -289,3 +289,19 @@ def log_lines(page: Any) -> list[str]:
 
 def chips_in_header(page: Any) -> int:
     return int(re.sub(r"\D", "", page.locator(".chips-badge").inner_text()))
+
+
+def outcome_text(hand: dict[str, Any]) -> str:
+    """What a settled hand says on the felt, from the server's stored round."""
+
+    def signed(value: float) -> str:
+        text = f"{value:g}".replace(".", ",").replace("-", "\u2212")
+        return text if value <= 0 else f"+{text}"
+
+    if hand["total"] > 21:
+        return "Перебор" if hand["delta"] == -1 else f"Перебор {signed(hand['delta'])}"
+    if hand["outcome"] == "push":
+        return "Ничья"
+    if hand["outcome"] == "win" and hand["delta"] == 1.5:
+        return f"Блэкджек {signed(1.5)}"
+    return signed(hand["delta"])

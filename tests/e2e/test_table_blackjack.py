@@ -34,6 +34,7 @@ from tests.e2e.table_helpers import (
     log_in,
     make_player,
     open_table,
+    outcome_text,
     press_control,
     quiet_broadcasts,
     table_state,
@@ -174,18 +175,6 @@ def test_a_player_splits_and_doubles_beside_two_ai_seats_and_ends_the_session(
     assert len(doubled["cards"]) == 3 and doubled["delta"] in (-2, 0, 2)
 
     # Each of the player's settled hands shows its outcome on it, numbered after the split.
-    def outcome_text(hand: dict[str, Any]) -> str:
-        def signed(value: float) -> str:
-            text = f"{value:g}".replace(".", ",").replace("-", "\u2212")
-            return text if value <= 0 else f"+{text}"
-
-        if hand["total"] > 21:
-            return "Перебор" if hand["delta"] == -1 else f"Перебор {signed(hand['delta'])}"
-        if hand["outcome"] == "push":
-            return "Ничья"
-        if hand["outcome"] == "win" and hand["delta"] == 1.5:
-            return f"Блэкджек {signed(1.5)}"
-        return signed(hand["delta"])
 
     shown = last.locator(f'li[data-seat="{PLAYER}"]')
     for number, hand in enumerate(hands, start=1):

@@ -25,6 +25,7 @@ from tests.e2e.table_helpers import (
     log_in,
     make_player,
     open_table,
+    outcome_text,
     press_control,
     quiet_broadcasts,
     wait_game_playing,
@@ -48,22 +49,6 @@ def daphne_env() -> dict[str, str]:
         "GAME_INTERLUDE_SECONDS": "120",
         "BLACKJACK_ROUND_PAUSE_SECONDS": str(PAUSE),
     }
-
-
-def outcome_text(hand: dict[str, Any]) -> str:
-    """What a settled hand says on the felt, from the server's stored round."""
-
-    def signed(value: float) -> str:
-        text = f"{value:g}".replace(".", ",").replace("-", "\u2212")
-        return text if value <= 0 else f"+{text}"
-
-    if hand["total"] > 21:
-        return "Перебор" if hand["delta"] == -1 else f"Перебор {signed(hand['delta'])}"
-    if hand["outcome"] == "push":
-        return "Ничья"
-    if hand["outcome"] == "win" and hand["delta"] == 1.5:
-        return f"Блэкджек {signed(1.5)}"
-    return signed(hand["delta"])
 
 
 # The boxes of the given cards that the action dock overlaps (it sticks to the bottom of the
