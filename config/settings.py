@@ -85,6 +85,8 @@ INSTALLED_APPS = [
     "insights",
     "history",
     "people",
+    "chat",
+    "moderation",
 ]
 
 MIDDLEWARE = [

@@ -20,6 +20,7 @@ from play.lifecycle import end_game, maybe_autostart, start_next, transition
 from play.locks import latest_game, lock_table, playing_game
 from play.models import Game
 from play.permissions import is_host, require_host, require_host_or_trainee
+from play.signals import seat_requested
 from play.viewing import frames_on_commit
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
@@ -53,6 +54,8 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
                 code="leaving",
             )
         return existing
+    # The social layer's refusals (a ban; a block between the player and the host).
+    seat_requested.send(sender=Table, table=table, player=player)
     if table.private and invite != table.invite_code and not is_host(table, player):
         raise SeatError(_("Это частный стол: нужна ссылка-приглашение."), code="invite_required")
     spec = table.variant_spec

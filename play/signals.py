@@ -17,3 +17,14 @@ Sent after the transaction that ended it commits (never for a rolled-back end), 
 `Signal.send_robust`: a subscriber that fails is logged and does not stop the others,
 nor the move that ended the game.
 """
+
+seat_requested = Signal()
+"""A signed-in player asks for a seat at ``table`` (the locked `tables.models.Table`),
+with ``player``; the sender is `tables.models.Table`.
+
+Sent with `Signal.send` inside `play.seating.seat_take`'s transaction, after the table's
+own checks (open, not already seated) and before anything is written: a receiver that
+refuses the seat raises `play.errors.SeatError` with the protocol's error code, and the
+seat is not taken. So the social layer (a ban, a block between a player and a private
+table's host) refuses a seat without live play importing it.
+"""

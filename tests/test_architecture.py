@@ -25,7 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # play announces what it does (play.signals, tables.signals) and never imports the lobby,
 # the history or the insights that follow it; the lobby's page shows the leaderboards
 # through a template tag of insights' (insights/templatetags), not an import. The social
-# layer (people: profiles) reads play, insights and the ledger; nothing imports it.
+# layer reads play, insights and the ledger, and nothing below it imports it: people
+# (profiles, friends, blocks), then chat (which hides what a player blocked), then
+# moderation (which reports chat messages and vetoes, through chat's and play's signals,
+# a muted player's message and a banned player's seat).
 LAYERS = (
     "lib",
     "games",
@@ -36,6 +39,8 @@ LAYERS = (
     "insights",
     "history",
     "people",
+    "chat",
+    "moderation",
     "config",
 )
 APPS = LAYERS
