@@ -86,7 +86,7 @@ def test_anyone_signed_in_or_not_sees_the_facts_of_a_played_account(played):
     ann, _bob, bank, match = played
     _decisions(ann, match, [0.0] * 50 + [2.0] * 10)  # enough for a classic rating
 
-    response = Client().get(reverse("player_profile", args=["ann"]))
+    response = Client().get(reverse("people:profile", args=["ann"]))
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -114,18 +114,18 @@ def test_anyone_signed_in_or_not_sees_the_facts_of_a_played_account(played):
 def test_an_unknown_or_deactivated_name_is_not_found(client, make_user):
     make_user("gone", is_active=False)
     for name in ("nobody", "gone", "a\x00b"):
-        assert client.get(reverse("player_profile", args=[name])).status_code == 404
+        assert client.get(reverse("people:profile", args=[name])).status_code == 404
 
 
 def test_a_new_player_without_games_has_a_profile_that_says_so(client, make_user):
     make_user("novice")
-    html = client.get(reverse("player_profile", args=["novice"])).content.decode()
+    html = client.get(reverse("people:profile", args=["novice"])).content.decode()
     assert "Оконченных игр пока нет." in html and 'data-figure="games">0<' in html
 
 
 def test_replays_are_linked_only_for_viewers_who_played_in_the_game(played, make_user):
     _ann, bob, bank, match = played
-    url = reverse("player_profile", args=["ann"])
+    url = reverse("people:profile", args=["ann"])
     replays = {reverse("game_replay", args=[game.pk]) for game in (bank, match)}
 
     for viewer in (None, make_user("carl")):
@@ -147,7 +147,7 @@ def test_a_private_tables_game_is_listed_only_for_those_who_played_it(make_user,
     settings.GAME_INTERLUDE_SECONDS = 3600
     ann, bob = make_user("ann"), make_user("bob")
     secret = _game_over("classic", [ann, bob], private=True, match_length=5)
-    url = reverse("player_profile", args=["ann"])
+    url = reverse("people:profile", args=["ann"])
 
     outsider = Client()
     html = outsider.get(url).content.decode()
@@ -172,7 +172,7 @@ def test_a_game_in_play_is_neither_listed_nor_counted(make_user, settings):
     assert wallet_for(ann).balance + wallet_for(bob).balance < 20_000  # the bank is staked
     _decisions(ann, game, [0.0] * 60)
 
-    html = Client().get(reverse("player_profile", args=["ann"])).content.decode()
+    html = Client().get(reverse("people:profile", args=["ann"])).content.decode()
 
     assert f'data-game="{game.pk}"' not in html
     assert 'data-variant="banker36"' not in html and "Оконченных игр пока нет." in html
@@ -186,4 +186,4 @@ def test_the_lobby_leaderboard_links_each_name_to_the_profile(client, played, mo
     _decisions(ann, match, [0.5] * 20)
     html = client.get(reverse("lobby")).content.decode()
     board = re.search(r'<div class="board" data-variant="classic">.*?</div>', html, re.S)
-    assert f'<a href="{reverse("player_profile", args=["ann"])}">ann</a>' in board.group(0)
+    assert f'<a href="{reverse("people:profile", args=["ann"])}">ann</a>' in board.group(0)

@@ -496,7 +496,9 @@ function renderSeats() {
       "li",
       { class: classes.join(" "), dataset: { seat: seat.id, number: seat.number } },
       seat.id === turn ? h("span", { class: "turn-mark", "aria-hidden": "true" }, "▶") : null,
-      h("span", { class: "seat-name" }, seat.ai ? aiLabel(seat) : seat.name),
+      seat.ai
+        ? h("span", { class: "seat-name" }, aiLabel(seat))
+        : h("a", { class: "seat-name", href: `/players/${encodeURIComponent(seat.name)}/` }, seat.name),
       seat.id === turn ? h("span", { class: "visually-hidden" }, t("(ходит)")) : null,
       note ? h("span", { class: "seat-note" }, note) : null,
       badges,

@@ -1,0 +1,320 @@
+"""Blocks, friend requests and invites over HTTP (issue 21, items 2 and 4): each endpoint
+answers a form with a redirect and a message, and JSON with JSON
+(docs/protocol.md, "Friends, invites and blocks (HTTP)")."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from people.blocks import blocked_ids
+from people.friends import INVITE_HOURS, friend_state, friends_of, live_invites
+from people.models import Block, FriendRequest, Friendship, Invite
+from people.signals import blocks_changed
+from play import seating
+from tables import services
+from tables.models import Table
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def post_json(client: Client, url: str, body: dict[str, Any] | None = None) -> Any:
+    return client.post(url, json.dumps(body or {}), content_type="application/json")
+
+
+def messages_of(response: Any) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+# --- blocks ----------------------------------------------------------------------------
+
+
+def test_block_and_unblock_by_form_redirect_back_with_a_message(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    client = signed_in(ann)
+    profile = reverse("people:profile", args=["bob"])
+    response = client.post(reverse("people:block", args=["bob"]), {"next": profile}, follow=True)
+    assert response.redirect_chain[-1][0] == profile
+    assert blocked_ids(ann.pk) == {bob.pk}
+    assert any("заблокирован" in m for m in messages_of(response))
+    html = response.content.decode()
+    assert 'id="unblock"' in html and 'id="block"' not in html
+    response = client.post(reverse("people:unblock", args=["bob"]), {"next": profile}, follow=True)
+    assert blocked_ids(ann.pk) == set()
+    assert any("разблокирован" in m for m in messages_of(response))
+
+
+def test_block_and_unblock_by_json_answer_json(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    client = signed_in(ann)
+    answer = post_json(client, reverse("people:block", args=["bob"]))
+    assert answer.status_code == 200
+    assert answer.json()["ok"] is True and answer.json()["state"] == "blocked"
+    # Blocking twice is no error and one row.
+    assert post_json(client, reverse("people:block", args=["bob"])).json()["state"] == "blocked"
+    assert Block.objects.filter(blocker=ann, blocked=bob).count() == 1
+    answer = post_json(client, reverse("people:unblock", args=["bob"]))
+    assert answer.json()["state"] == "none" and blocked_ids(ann.pk) == set()
+
+
+def test_blocking_oneself_is_refused_and_unknown_names_are_404(make_user):
+    make_user("ann")
+    client = signed_in(make_user("cid"))
+    answer = post_json(client, reverse("people:block", args=["cid"]))
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "self"
+    assert post_json(client, reverse("people:block", args=["nobody"])).status_code == 404
+    assert client.get(reverse("people:block", args=["ann"])).status_code == 405
+    anonymous = Client().post(reverse("people:block", args=["ann"]))
+    assert anonymous.status_code == 302 and "/login/" in anonymous["Location"]
+
+
+def test_blocks_changed_is_sent_after_commit_with_the_blocker(
+    make_user, django_capture_on_commit_callbacks
+):
+    ann, bob = make_user("ann"), make_user("bob")
+    seen: list[tuple[int, set[int]]] = []
+
+    def receiver(sender: Any, user_id: int, **kwargs: Any) -> None:
+        seen.append((user_id, blocked_ids(user_id)))
+
+    blocks_changed.connect(receiver)
+    try:
+        client = signed_in(ann)
+        with django_capture_on_commit_callbacks(execute=True):
+            post_json(client, reverse("people:block", args=["bob"]))
+        with django_capture_on_commit_callbacks(execute=True):
+            post_json(client, reverse("people:unblock", args=["bob"]))
+    finally:
+        blocks_changed.disconnect(receiver)
+    assert seen == [(ann.pk, {bob.pk}), (ann.pk, set())]
+
+
+def test_blocking_ends_a_friendship_and_pending_requests(make_user):
+    ann, bob, cid = make_user("ann"), make_user("bob"), make_user("cid")
+    post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    post_json(signed_in(bob), reverse("people:friend_accept"), {"name": "ann"})
+    post_json(signed_in(cid), reverse("people:friend_request"), {"name": "ann"})
+    assert friend_state(ann, bob) == "friends" and friend_state(ann, cid) == "incoming"
+    post_json(signed_in(ann), reverse("people:block", args=["bob"]))
+    post_json(signed_in(cid), reverse("people:block", args=["ann"]))
+    assert friend_state(ann, bob) == "none" and friend_state(ann, cid) == "none"
+    assert not Friendship.objects.exists() and not FriendRequest.objects.exists()
+
+
+def test_a_blocked_player_cannot_send_the_blocker_a_request_nor_the_blocker_them(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    post_json(signed_in(ann), reverse("people:block", args=["bob"]))
+    for sender, name in ((bob, "ann"), (ann, "bob")):
+        answer = post_json(signed_in(sender), reverse("people:friend_request"), {"name": name})
+        assert answer.status_code == 403 and answer.json()["error"]["code"] == "blocked"
+    assert not FriendRequest.objects.exists()
+
+
+# --- friends ---------------------------------------------------------------------------
+
+
+def test_request_accept_and_both_see_each_other(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    answer = post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    assert answer.json()["state"] == "outgoing"
+    page = signed_in(bob).get(reverse("people:friends")).content.decode()
+    assert 'data-request-from="ann"' in page
+    response = signed_in(bob).post(reverse("people:friend_accept"), {"name": "ann"}, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("people:friends")
+    assert any("в друзьях" in m for m in messages_of(response))
+    assert [name for _pk, name in friends_of(ann)] == ["bob"]
+    assert [name for _pk, name in friends_of(bob)] == ["ann"]
+    for viewer, other in ((ann, "bob"), (bob, "ann")):
+        panel = signed_in(viewer).get(reverse("people:friends_json")).json()
+        assert [f["name"] for f in panel["friends"]] == [other]
+        assert panel["friends"][0]["profile"] == f"/players/{other}/"
+
+
+def test_requests_both_ways_make_friends(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    answer = post_json(signed_in(bob), reverse("people:friend_request"), {"name": "ann"})
+    assert answer.json()["state"] == "friends" and friend_state(ann, bob) == "friends"
+
+
+def test_decline_cancel_and_remove(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    assert (
+        post_json(signed_in(bob), reverse("people:friend_decline"), {"name": "ann"}).json()["state"]
+        == "none"
+    )
+    assert friend_state(ann, bob) == "none"
+    answer = post_json(signed_in(bob), reverse("people:friend_accept"), {"name": "ann"})
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "no_request"
+
+    post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    response = signed_in(ann).post(reverse("people:friend_cancel"), {"name": "bob"}, follow=True)
+    assert any("отозвана" in m for m in messages_of(response))
+    assert friend_state(bob, ann) == "none"
+
+    post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    post_json(signed_in(bob), reverse("people:friend_accept"), {"name": "ann"})
+    assert post_json(signed_in(bob), reverse("people:friend_remove"), {"name": "ann"}).json()["ok"]
+    assert friend_state(ann, bob) == "none" and not Friendship.objects.exists()
+
+
+def test_friend_request_refusals(make_user):
+    make_user("ann")
+    client = signed_in(make_user("bob"))
+    assert (
+        post_json(client, reverse("people:friend_request"), {"name": "bob"}).json()["error"]["code"]
+        == "self"
+    )
+    answer = post_json(client, reverse("people:friend_request"), {"name": "ghost"})
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+    answer = post_json(client, reverse("people:friend_request"), {})
+    assert answer.json()["error"]["code"] == "not_found"
+    # A form post with a refusal goes back with the reason as the page's message.
+    response = client.post(reverse("people:friend_request"), {"name": "ghost"}, follow=True)
+    assert any("нет" in m for m in messages_of(response))
+
+
+def test_profile_buttons_follow_the_friend_state(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    url = reverse("people:profile", args=["bob"])
+    html = signed_in(ann).get(url).content.decode()
+    assert "Добавить в друзья" in html and "Заблокировать" in html
+    assert 'href="/report/?player=bob"' in html
+    post_json(signed_in(ann), reverse("people:friend_request"), {"name": "bob"})
+    assert "Заявка отправлена" in signed_in(ann).get(url).content.decode()
+    assert (
+        "Принять в друзья"
+        in signed_in(bob).get(reverse("people:profile", args=["ann"])).content.decode()
+    )
+    # Not on one's own profile; an anonymous visitor is asked to sign in.
+    own = signed_in(bob).get(url).content.decode()
+    assert 'id="profile-actions"' not in own and "Пожаловаться" not in own
+    anonymous = Client().get(url).content.decode()
+    assert 'id="profile-actions"' not in anonymous and "/login/?next=" in anonymous
+
+
+def test_the_header_links_the_friends_page(make_user):
+    html = signed_in(make_user("ann")).get(reverse("lobby")).content.decode()
+    assert f'href="{reverse("people:friends")}"' in html
+
+
+def test_english(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    client = signed_in(ann)
+    client.cookies["django_language"] = "en"
+    answer = post_json(client, reverse("people:friend_request"), {"name": "ann"})
+    assert answer.json()["error"]["message"] == "You cannot add yourself as a friend."
+    html = client.get(reverse("people:profile", args=["bob"])).content.decode()
+    assert "Add friend" in html and "Block" in html and "Report" in html
+    post_json(signed_in(bob), reverse("people:friend_request"), {"name": "ann"})
+    page = client.get(reverse("people:friends")).content.decode()
+    assert "Incoming requests" in page and "Accept" in page
+
+
+# --- invites ---------------------------------------------------------------------------
+
+
+def befriend(a: Any, b: Any) -> None:
+    post_json(signed_in(a), reverse("people:friend_request"), {"name": b.username})
+    post_json(signed_in(b), reverse("people:friend_accept"), {"name": a.username})
+
+
+def private_table(host: Any) -> Table:
+    return services.table_create(created_by=host, variant="classic", name="Свои", private=True)
+
+
+def test_an_invite_reaches_a_friend_in_the_lobby_and_its_link_seats_them(make_user):
+    host, friend = make_user("host"), make_user("fay")
+    befriend(host, friend)
+    table = private_table(host)
+    table_page = signed_in(host).get(reverse("table", args=[table.pk])).content.decode()
+    assert "Пригласить друга" in table_page and '<option value="fay">' in table_page
+    response = signed_in(host).post(
+        reverse("people:invite_send"), {"table": table.pk, "name": "fay"}, follow=True
+    )
+    assert response.redirect_chain[-1][0] == reverse("table", args=[table.pk])
+    lobby = signed_in(friend).get(reverse("lobby")).content.decode()
+    assert "зовёт за стол «Свои»" in lobby
+    invite = signed_in(friend).get(reverse("people:friends_json")).json()["invites"][0]
+    assert invite["from"] == "host" and invite["table"]["id"] == table.pk
+    assert invite["join_url"] == f"/tables/{table.pk}/?invite={table.invite_code}&sit=1"
+    # The link is the private table's invite: the table page lets the friend in, and the
+    # invite code in it seats them.
+    assert signed_in(friend).get(invite["join_url"]).status_code == 200
+    seat = seating.seat_take(table=table, player=friend, invite=table.invite_code)
+    assert seat.player == friend
+
+
+def test_invites_only_to_friends_at_a_private_open_table_by_its_host_or_players(make_user):
+    host, friend, stranger = make_user("host"), make_user("fay"), make_user("sam")
+    befriend(host, friend)
+    table = private_table(host)
+    client = signed_in(host)
+    answer = post_json(client, reverse("people:invite_send"), {"table": table.pk, "name": "sam"})
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "not_friends"
+    befriend(stranger, friend)
+    answer = post_json(
+        signed_in(stranger), reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
+    )
+    assert answer.json()["error"]["code"] == "not_at_table"
+    public = services.table_create(created_by=host, variant="classic", name="Все")
+    answer = post_json(client, reverse("people:invite_send"), {"table": public.pk, "name": "fay"})
+    assert answer.json()["error"]["code"] == "not_private"
+    answer = post_json(client, reverse("people:invite_send"), {"table": 999999, "name": "fay"})
+    assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+    # A seated guest may invite their own friend.
+    seating.seat_take(table=table, player=stranger, invite=table.invite_code)
+    answer = post_json(
+        signed_in(stranger), reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
+    )
+    assert answer.json()["state"] == "invited"
+    assert Invite.objects.filter(recipient=friend, table=table).count() == 1
+
+
+def test_an_invite_lapses_when_dismissed_when_the_table_closes_and_after_hours(make_user):
+    host, friend = make_user("host"), make_user("fay")
+    befriend(host, friend)
+    table = private_table(host)
+    client = signed_in(host)
+    invite_id = post_json(
+        client, reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
+    ).json()["invite"]
+    answer = post_json(signed_in(friend), reverse("people:invite_dismiss", args=[invite_id]))
+    assert answer.json()["state"] == "dismissed" and live_invites(friend) == []
+
+    post_json(client, reverse("people:invite_send"), {"table": table.pk, "name": "fay"})
+    Invite.objects.update(
+        created_at=timezone.now() - datetime.timedelta(hours=INVITE_HOURS, minutes=1)
+    )
+    assert live_invites(friend) == []
+
+    post_json(client, reverse("people:invite_send"), {"table": table.pk, "name": "fay"})
+    assert len(live_invites(friend)) == 1
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.CLOSED)
+    assert live_invites(friend) == []
+    answer = post_json(client, reverse("people:invite_send"), {"table": table.pk, "name": "fay"})
+    assert answer.json()["error"]["code"] == "table_closed"
+
+
+def test_no_invite_across_a_block(make_user):
+    host, friend = make_user("host"), make_user("fay")
+    befriend(host, friend)
+    table = private_table(host)
+    post_json(signed_in(friend), reverse("people:block", args=["host"]))
+    answer = post_json(
+        signed_in(host), reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
+    )
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "blocked"
