@@ -15,7 +15,7 @@ import pytest
 
 from people.blocks import blocked_ids
 from people.friends import friend_request_accept, friend_request_send, invite_send
-from tests.e2e.conftest import Console, check_accessibility, shoot
+from tests.e2e.conftest import check_accessibility, shoot
 from tests.e2e.table_helpers import (
     create_table,
     make_player,
@@ -113,7 +113,8 @@ def test_profile_buttons_add_a_friend_and_block(
         # The block ended the request: the friend button is back once unblocked.
         page.locator("#profile-actions").get_by_role("button", name="Разблокировать").click()
         page.wait_for_url("**/players/cid/")
-        assert page.locator("#profile-actions").get_by_role("button", name="Добавить в друзья").count()
+        actions = page.locator("#profile-actions")
+        assert actions.get_by_role("button", name="Добавить в друзья").count()
         page.goto("/friends/")
         settle(page)
         page.locator("#add-friend-name").fill("cid")
