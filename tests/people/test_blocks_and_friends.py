@@ -318,3 +318,44 @@ def test_no_invite_across_a_block(make_user):
         signed_in(host), reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
     )
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "blocked"
+
+
+# --- the lobby's panel -----------------------------------------------------------------
+
+
+def test_the_panel_costs_two_queries_and_three_with_a_friend_at_a_table(
+    make_user, django_assert_max_num_queries
+):
+    from people.friends import friends_online
+    from play.presence import presence_join
+
+    ann = make_user("ann")
+    friends = [make_user(f"f{i}") for i in range(6)]
+    for friend in friends:
+        befriend(ann, friend)
+    with django_assert_max_num_queries(2):
+        assert not any(line.online for line in friends_online(ann))
+    host = make_user("hal")
+    public = services.table_create(created_by=host, variant="classic", name="Все")
+    private = private_table(host)
+    for n, friend in enumerate(friends[:4]):
+        presence_join(table=public if n % 2 else private, user=friend, channel_name=f"ch{n}")
+    with django_assert_max_num_queries(3):
+        lines = {line.name: line for line in friends_online(ann)}
+    assert lines["f1"].table == public and lines["f0"].online and lines["f0"].table is None
+    assert not lines["f5"].online
+
+
+def test_the_lobby_renders_the_panel_and_its_fragment_refreshes_it(make_user):
+    ann, bob = make_user("ann"), make_user("bob")
+    befriend(ann, bob)
+    lobby = signed_in(ann).get(reverse("lobby")).content.decode()
+    assert 'id="friends-panel"' in lobby and 'data-friend="bob"' not in lobby  # bob is away
+    signed_in(bob).get(reverse("lobby"))  # bob opens the lobby: online for his friends
+    fragment = signed_in(ann).get(reverse("people:friends_panel"))
+    assert fragment.status_code == 200 and 'data-friend="bob"' in fragment.content.decode()
+    assert "no-cache" in fragment["Cache-Control"]
+    assert Client().get(reverse("people:friends_panel")).status_code == 204
+    assert 'id="friends-panel"' not in Client().get(reverse("lobby")).content.decode()
+    answer = Client().get(reverse("people:friends_json"))
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "not_signed_in"
