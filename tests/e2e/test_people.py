@@ -48,6 +48,7 @@ def test_the_lobby_shows_a_friend_at_a_public_table_and_an_invite_that_seats(
     context, page, console = player_page(browser, daphne_server.url, "ann", viewport="phone")
     try:
         open_table(bob_page, public.pk, sit=True)
+        bob_console.assert_clean("at the public table")
         page.goto("/")
         settle(page)
         panel = page.locator("#friends-panel")
@@ -63,6 +64,19 @@ def test_the_lobby_shows_a_friend_at_a_public_table_and_an_invite_that_seats(
         assert "hal" in invite.inner_text() and "«Свои»" in invite.inner_text()
         shoot(page, "friends-panel")
         check_accessibility(page, "friends-panel")
+        # bob leaves the table: the panel, refreshed from the server (as every 30 s, and
+        # whenever the tab comes back into view), no longer names it. bob opened the lobby
+        # as he signed in, so he is still online there.
+        bobs.close()
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        page.wait_for_function(
+            """() => {
+                const friend = document.querySelector('#friends-panel [data-friend="bob"]');
+                return friend && !friend.textContent.includes('Общий');
+            }""",
+            timeout=10_000,
+        )
+        assert "в сети" in panel.locator('[data-friend="bob"]').inner_text()
 
         invite.get_by_role("link", name="Сесть").click()
         page.wait_for_url(f"**/tables/{private.pk}/**")
@@ -82,7 +96,6 @@ def test_the_lobby_shows_a_friend_at_a_public_table_and_an_invite_that_seats(
         assert page.locator("#invite-friend option").all_inner_texts() == ["bob", "hal"]
         shoot(page, "table-invite")
         console.assert_clean("on the lobby and the invite")
-        bob_console.assert_clean("at the public table")
     finally:
         context.close()
         bobs.close()
