@@ -82,6 +82,3 @@ def panel(user: Any) -> dict[str, Any]:
             for invite in invites
         ],
     }
-
-
-panel_json = panel

@@ -27,7 +27,7 @@ from insights.skill import MIN_DECISIONS
 from people import friends as svc
 from people.blocks import block_add, block_remove, has_blocked
 from people.friends import PeopleError
-from people.panel import panel_json
+from people.panel import panel
 from people.profiles import profile_of
 from people.templatetags.people import friends_panel_context
 from tables.models import Table
@@ -198,7 +198,7 @@ def friends_json(request: HttpRequest) -> JsonResponse:
             status=403,
         )
     svc.mark_online(request.user)
-    return JsonResponse(panel_json(request.user), json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(panel(request.user), json_dumps_params={"ensure_ascii": False})
 
 
 @require_GET
