@@ -26,7 +26,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import formats, timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -69,7 +69,7 @@ def evidence_html(report: Report) -> SafeString:
         '<tr{}><td style="white-space: nowrap">{}</td><td>{}</td><td>{}{}</td></tr>',
         (
             (
-                format_html(' style="background: #fdecee; font-weight: bold"')
+                mark_safe(' style="background: #fdecee; font-weight: bold"')
                 if row.get("reported")
                 else "",
                 _moment(row.get("created_at")),
