@@ -66,17 +66,15 @@ def evidence_html(report: Report) -> SafeString:
         return format_html("<p>{}</p>", _("Сообщений нет."))
     body = format_html_join(
         "",
-        '<tr{}><td style="white-space: nowrap">{}</td><td>{}</td><td>{}{}</td></tr>',
+        '<tr{}><td class="evidence-time">{}</td><td>{}</td><td>{}{}</td></tr>',
         (
             (
-                mark_safe(' style="background: #fdecee; font-weight: bold"')
-                if row.get("reported")
-                else "",
+                mark_safe(' class="evidence-reported"') if row.get("reported") else "",
                 _moment(row.get("created_at")),
                 _profile_link(str(row.get("author", ""))),
                 row.get("text", ""),
                 format_html(
-                    ' <span style="color: #666">({}: {})</span>', _("игрокам"), row["shown"]
+                    ' <span class="evidence-shown">({}: {})</span>', _("игрокам"), row["shown"]
                 )
                 if row.get("shown") not in (None, row.get("text"))
                 else "",
@@ -85,7 +83,8 @@ def evidence_html(report: Report) -> SafeString:
         ),
     )
     return format_html(
-        "<table><thead><tr><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+        '<table class="moderation-evidence"><thead><tr><th>{}</th><th>{}</th><th>{}</th></tr>'
+        "</thead><tbody>{}</tbody></table>",
         _("Время"),
         _("Автор"),
         _("Текст как написан"),
@@ -151,7 +150,7 @@ class DecisionForm(forms.Form):
     reason = forms.CharField(
         label=gettext_lazy("Причина (игрок её увидит)"),
         max_length=REASON_MAX_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        widget=forms.Textarea(attrs={"rows": 3, "class": "moderation-reason"}),
     )
 
     def __init__(self, *args: Any, with_report: bool, **kwargs: Any) -> None:
@@ -186,7 +185,7 @@ class LiftForm(forms.Form):
     reason = forms.CharField(
         label=gettext_lazy("Почему снимаете досрочно (игрок увидит)"),
         max_length=REASON_MAX_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        widget=forms.Textarea(attrs={"rows": 3, "class": "moderation-reason"}),
     )
 
 
@@ -223,8 +222,13 @@ class SanctionInline(admin.TabularInline):  # type: ignore[type-arg]
         return False
 
 
+class _AdminMedia:
+    css = {"all": ["css/moderation-admin.css"]}
+
+
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    Media = _AdminMedia
     list_display = ("id", "created_at", "status", "reason", "reported", "reporter", "excerpt")
     list_display_links = ("id", "created_at")
     list_filter = ("status", "reason")
@@ -268,6 +272,9 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # players file reports; moderators decide on them
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a report is evidence: read, decided on («Принять меры»), not edited
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # the record stays
@@ -341,6 +348,7 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 @admin.register(Sanction)
 class SanctionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    Media = _AdminMedia
     list_display = ("created_at", "kind", "player", "ends_at", "state", "created_by", "report")
     list_filter = ("kind",)
     search_fields = ("player__username", "reason")
@@ -364,6 +372,9 @@ class SanctionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # the record stays
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a record: lifting early is its own form, which records it
 
     @admin.display(description=gettext_lazy("Действует"))
     def state(self, sanction: Sanction) -> str:
@@ -421,7 +432,7 @@ class SanctionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def lift_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Lift a mute or a ban early, with a reason."""
-        if not self.has_change_permission(request):
+        if not request.user.has_perm("moderation.change_sanction"):
             raise PermissionDenied
         sanction = get_object_or_404(Sanction.objects.select_related("player"), pk=pk)
         form = LiftForm(request.POST or None)

@@ -90,3 +90,41 @@ def test_a_muted_player_sees_the_notice_until_they_read_it(
         console.assert_clean("on the notice")
     finally:
         context.close()
+
+
+def test_a_moderator_mutes_from_the_report_in_the_admin(
+    daphne_server: Any, transactional_db: None, browser: Any
+) -> None:
+    from moderation.services import report_create
+
+    moderator = make_player("moder")
+    moderator.is_staff = moderator.is_superuser = True
+    moderator.save(update_fields=["is_staff", "is_superuser"])
+    ann, bob = make_player("ann"), make_player("bob")
+    table = create_table("banker36", name="Вечерний")
+    for author, text in ((ann, "Удачи!"), (bob, "ты дурак"), (ann, "Зачем так?")):
+        ChatMessage.objects.create(table=table, author=author, text=text, shown=text)
+    rude = ChatMessage.objects.get(text="ты дурак")
+    report = report_create(reporter=ann, reason="insult", message_id=rude.pk)
+    context, page, console = player_page(browser, daphne_server.url, "moder")
+    try:
+        page.goto("/admin/moderation/report/")
+        page.get_by_role("link", name=str(report.pk), exact=True).click()
+        page.get_by_role("link", name="Принять меры").wait_for()
+        assert "Зачем так?" in page.locator("main, #content").first.inner_text()
+        shoot(page, "moderation-admin-report")
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.get_by_role("link", name="Принять меры").click()
+        page.get_by_label("Мера").select_option("mute")
+        page.get_by_label("Срок (для запрета писать и садиться)").select_option("1d")
+        page.get_by_label("Причина (игрок её увидит)").fill("Оскорбления")
+        shoot(page, "moderation-admin-decide")
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.get_by_role("button", name="Записать решение").click()
+        page.get_by_text("Решение записано.").wait_for()
+        mute = Sanction.objects.get()
+        assert (mute.kind, mute.created_by, mute.reason) == ("mute", moderator, "Оскорбления")
+        assert Report.objects.get().status == "handled"
+        console.assert_clean("in the admin")
+    finally:
+        context.close()
