@@ -27,6 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.throttling import throttle_hit
 from chat.models import ChatMessage
 from moderation.models import NOTE_MAX_LENGTH, Report
+from play.permissions import is_host
 from moderation.services import ReportRefused, notice_acknowledge, report_create
 
 REPORT_SCOPE = "report"  # reports filed, per player (accounts.throttling)
@@ -99,6 +100,20 @@ def _target(request: HttpRequest, data: Any) -> tuple[int | None, str | None]:
     return message_id, (player or None)
 
 
+def _message_shown_to(message: ChatMessage, user: Any) -> bool:
+    """Whether the form may quote `message` to `user`: a public table's chat is open to
+    whoever watches it; a private table's only to its guests (those seated there, its
+    host, those who wrote there). Message ids are sequential, so the form must not be a
+    way to read private tables' chat by guessing them."""
+    table = message.table
+    if not table.private or is_host(table, user):
+        return True
+    return (
+        table.seats.filter(player=user).exists()
+        or ChatMessage.objects.filter(table=table, author=user).exists()
+    )
+
+
 def _form_context(request: HttpRequest, source: Any, form: ReportForm) -> dict[str, Any]:
     """What the form page shows: who is reported and, for a message, the message."""
     message_id, player_name = _target(request, source)
@@ -112,6 +127,8 @@ def _form_context(request: HttpRequest, source: Any, form: ReportForm) -> dict[s
                 "not_found", _("Такого сообщения нет (возможно, оно уже удалено)."), 404
             )
         player_name = message.author.username
+        if not _message_shown_to(message, request.user):
+            message = None  # reportable (the id came from somewhere), not quoted
     elif not player_name:
         raise ReportRefused("bad_message", _("Не указано, на что жалоба."))
     elif (

@@ -259,3 +259,21 @@ def test_reports_are_rate_limited_per_player(conversation, make_user, settings):
 
 def test_get_and_post_only(conversation):
     assert _client(conversation["ann"]).put(URL).status_code == 405
+
+
+def test_the_form_quotes_a_private_tables_message_only_to_its_guests(conversation, make_user):
+    from play.seating import seat_take
+    from tables.models import Table
+
+    Table.objects.filter(pk=conversation["table"].pk).update(private=True)
+    outsider, guest = make_user("outsider"), make_user("guest")
+    seat_take(table=conversation["table"], player=guest, invite=conversation["table"].invite_code)
+    query = {"message": conversation["rude"].pk}
+    hidden = _client(outsider).get(URL, query).content.decode()
+    assert (
+        "ты *****" not in hidden and f'name="message" value="{conversation["rude"].pk}"' in hidden
+    )
+    assert "ты *****" in _client(guest).get(URL, query).content.decode()
+    assert (
+        "ты *****" in _client(conversation["ann"]).get(URL, query).content.decode()
+    )  # wrote there
