@@ -27,8 +27,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.throttling import throttle_hit
 from chat.models import ChatMessage
 from moderation.models import NOTE_MAX_LENGTH, Report
-from play.permissions import is_host
 from moderation.services import ReportRefused, notice_acknowledge, report_create
+from play.permissions import is_host
 
 REPORT_SCOPE = "report"  # reports filed, per player (accounts.throttling)
 
