@@ -81,7 +81,7 @@ def _back(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
-def _target(request: HttpRequest, data: Any) -> tuple[int | None, str | None]:
+def _target(data: Any) -> tuple[int | None, str | None]:
     """The message id or player name a request names (the message wins)."""
     raw_message = data.get("message")
     player = data.get("player")
@@ -116,7 +116,7 @@ def _message_shown_to(message: ChatMessage, user: Any) -> bool:
 
 def _form_context(request: HttpRequest, source: Any, form: ReportForm) -> dict[str, Any]:
     """What the form page shows: who is reported and, for a message, the message."""
-    message_id, player_name = _target(request, source)
+    message_id, player_name = _target(source)
     message = None
     if message_id is not None:
         message = (
@@ -211,7 +211,7 @@ def _report_json(request: HttpRequest) -> JsonResponse:
             raise _too_many()
         if not isinstance(reason, str) or (note is not None and not isinstance(note, str)):
             raise ReportRefused("bad_message", _("Причина и пояснение — строки."))
-        message_id, player_name = _target(request, data)
+        message_id, player_name = _target(data)
         filed = report_create(
             reporter=request.user,
             reason=reason,
@@ -234,13 +234,13 @@ def _thanks() -> str:
 
 def _report_form_post(request: HttpRequest) -> HttpResponse:
     form = ReportForm(request.POST)
+    # Counted first, as a JSON post is: every post counts, a refused one too.
+    if not _counted(request):
+        return _report_page(request, request.POST, form, error=_too_many().message, status=429)
     if not form.is_valid():
         return _report_page(request, request.POST, form, status=400)
-    if not _counted(request):
-        refusal = _too_many()
-        return _report_page(request, request.POST, form, error=refusal.message, status=429)
     try:
-        message_id, player_name = _target(request, request.POST)
+        message_id, player_name = _target(request.POST)
         filed = report_create(
             reporter=request.user,
             reason=form.cleaned_data["reason"],
