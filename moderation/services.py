@@ -217,6 +217,12 @@ def sanction_apply(
     if report is not None and report.reported_id != player.pk:
         raise ModerationError(_("Жалоба о другом игроке."))
     with transaction.atomic():
+        if report is not None:
+            # Two moderators deciding on one report at once: the second is told, rather
+            # than warning or muting the player a second time for the same thing.
+            locked = Report.objects.select_for_update().get(pk=report.pk)
+            if locked.status != Report.Status.OPEN:
+                raise ModerationError(_("По этой жалобе уже есть решение."))
         sanction = Sanction.objects.create(
             kind=kind,
             player=player,

@@ -277,3 +277,24 @@ def test_the_chips_page_shows_a_ban_in_force(conversation, moderator, language, 
     )
     page = _signed_in(conversation["bob"], language).get("/chips/").content.decode()
     assert "data-restrictions" in page and text in page
+
+
+def test_a_report_is_decided_on_once(conversation, moderator, report):
+    sanction_apply(
+        kind="warn", player=conversation["bob"], by=moderator, reason="Спокойнее", report=report
+    )
+    with pytest.raises(ModerationError):
+        sanction_apply(
+            kind="ban",
+            player=conversation["bob"],
+            by=moderator,
+            reason="Ещё",
+            period=PERIODS["1d"],
+            report=report,
+        )
+    answer = _signed_in(moderator, "en").post(
+        reverse("admin:moderation_report_act", args=[report.pk]),
+        {"kind": "dismiss", "reason": "x"},
+    )
+    assert "This report has already been decided on." in answer.content.decode()
+    assert Sanction.objects.count() == 1
