@@ -92,11 +92,22 @@ def evidence_html(report: Report) -> SafeString:
     )
 
 
+def _restrictions_text(player: Any) -> str:
+    """The player's mutes and bans in force now, for the moderator deciding."""
+    running = Sanction.objects.in_force().filter(player=player).order_by("ends_at")
+    return "; ".join(
+        _("%(kind)s до %(until)s")
+        % {"kind": item.get_kind_display(), "until": _moment(item.ends_at)}
+        for item in running
+    )
+
+
 def _player_links(player: Any) -> SafeString:
+    restrictions = _restrictions_text(player)
     reports = reverse("admin:moderation_report_changelist") + f"?reported__id__exact={player.pk}"
     sanctions = reverse("admin:moderation_sanction_changelist") + f"?player__id__exact={player.pk}"
     return format_html(
-        '{} · <a href="{}">{}</a> · <a href="{}">{}</a> · <a href="{}">{}</a>',
+        '{} · <a href="{}">{}</a> · <a href="{}">{}</a> · <a href="{}">{}</a>{}',
         _profile_link(player.username),
         reports,
         _("жалобы на него: %(n)d") % {"n": Report.objects.filter(reported=player).count()},
@@ -104,6 +115,7 @@ def _player_links(player: Any) -> SafeString:
         _("меры: %(n)d") % {"n": Sanction.objects.filter(player=player).count()},
         reverse("admin:moderation_sanction_add") + f"?player={player.pk}",
         _("добавить меру"),
+        format_html("<br>{} {}", _("Сейчас действует:"), restrictions) if restrictions else "",
     )
 
 

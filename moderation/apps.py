@@ -11,13 +11,10 @@ class ModerationConfig(AppConfig):
     verbose_name = _("Модерация")
 
     def ready(self) -> None:
-        from chat.models import ChatMessage
         from chat.signals import message_posting
         from moderation.enforcement import refuse_banned_seat, refuse_muted_message
         from play.signals import seat_requested
-        from tables.models import Table
 
-        message_posting.connect(
-            refuse_muted_message, sender=ChatMessage, dispatch_uid="moderation.muted"
-        )
-        seat_requested.connect(refuse_banned_seat, sender=Table, dispatch_uid="moderation.banned")
+        # From any sender: each signal has one meaning, whoever sends it.
+        message_posting.connect(refuse_muted_message, dispatch_uid="moderation.muted")
+        seat_requested.connect(refuse_banned_seat, dispatch_uid="moderation.banned")

@@ -87,6 +87,19 @@ def test_a_reports_page_shows_the_messages_around_it_and_links(conversation, mod
     assert f"?reported__id__exact={conversation['bob'].pk}" in text
     assert f"?player__id__exact={conversation['bob'].pk}" in text
     assert reverse("admin:moderation_report_act", args=[report.pk]) in text
+    assert "Сейчас действует" not in text
+
+
+def test_a_reports_page_shows_the_players_restrictions_in_force(conversation, moderator, report):
+    sanction_apply(
+        kind="mute", player=conversation["bob"], by=moderator, reason="Ранее", period=PERIODS["7d"]
+    )
+    text = (
+        _signed_in(moderator)
+        .get(reverse("admin:moderation_report_change", args=[report.pk]))
+        .content.decode()
+    )
+    assert "Сейчас действует: запрет писать в чат до" in text
 
 
 def test_the_reports_page_links_the_game(conversation, moderator, make_user):
