@@ -119,6 +119,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
                 "accounts.context_processors.wallet",
+                "moderation.context_processors.notices",
             ],
         },
     },
@@ -267,6 +268,10 @@ CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 # who lost everything can come back tomorrow. An admin turns it off in Django admin
 # (DailyBonusSwitch), not here: that needs no restart.
 DAILY_BONUS_FLOOR = env.int("DAILY_BONUS_FLOOR", default=1_000)
+
+# Reports («Пожаловаться», moderation/views.py) a player may file per hour, counted in the
+# shared cache; beyond it a report is refused with `rate_limited` (HTTP 429).
+REPORTS_PER_HOUR = env.int("REPORTS_PER_HOUR", default=10)
 
 # A public lobby's limits on opening tables (lobby.services.table_open; staff have none):
 # one player opening 2,000 tables made the lobby slow and heavy for everyone.

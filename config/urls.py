@@ -64,4 +64,5 @@ urlpatterns = [
     path("", include("history.urls")),
     path("", include("insights.urls")),
     path("", include("people.urls")),
+    path("", include("moderation.urls")),
 ]

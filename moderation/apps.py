@@ -9,3 +9,12 @@ class ModerationConfig(AppConfig):
 
     name = "moderation"
     verbose_name = _("Модерация")
+
+    def ready(self) -> None:
+        from chat.signals import message_posting
+        from moderation.enforcement import refuse_banned_seat, refuse_muted_message
+        from play.signals import seat_requested
+
+        # From any sender: each signal has one meaning, whoever sends it.
+        message_posting.connect(refuse_muted_message, dispatch_uid="moderation.muted")
+        seat_requested.connect(refuse_banned_seat, dispatch_uid="moderation.banned")

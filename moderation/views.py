@@ -1,0 +1,272 @@
+"""«Пожаловаться»: the report form and its JSON twin, and the player reading a notice.
+
+`/report/` (docs/protocol.md, "Reports (HTTP)"): GET shows the form for ?player=<name>
+or ?message=<id>; POST takes it as a form (a thank-you page) or as JSON (the chat
+drawer's dialog: 201 or a JSON error). Signed-in players only; rate-limited per player.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.throttling import throttle_hit
+from chat.models import ChatMessage
+from moderation.models import NOTE_MAX_LENGTH, Report
+from moderation.services import ReportRefused, notice_acknowledge, report_create
+from play.permissions import is_host
+
+REPORT_SCOPE = "report"  # reports filed, per player (accounts.throttling)
+
+
+class ReportForm(forms.Form):
+    reason = forms.ChoiceField(
+        label=gettext_lazy("Причина"),
+        choices=Report.Reason.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": gettext_lazy("Выберите причину жалобы.")},
+    )
+    note = forms.CharField(
+        label=gettext_lazy("Пояснение (необязательно)"),
+        required=False,
+        max_length=NOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": NOTE_MAX_LENGTH}),
+    )
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return request.content_type == "application/json"
+
+
+def _json_error(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": code, "message": message}},
+        status=status,
+        json_dumps_params={"ensure_ascii": False},
+    )
+
+
+def _profile_path(username: str) -> str:
+    # The path the people app serves profiles at (its URL name may move with its
+    # namespace; the path is the contract).
+    return f"/players/{quote(username, safe='')}/"
+
+
+def _back(request: HttpRequest, fallback: str) -> str:
+    """Where «Назад» leads: the posted or queried `next`, else the page the player came
+    from, if it is this site's; else `fallback`."""
+    for candidate in (
+        request.POST.get("next") if request.method == "POST" else None,
+        request.GET.get("next"),
+        request.META.get("HTTP_REFERER"),
+    ):
+        if candidate and url_has_allowed_host_and_scheme(
+            candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            return candidate
+    return fallback
+
+
+def _target(data: Any) -> tuple[int | None, str | None]:
+    """The message id or player name a request names (the message wins)."""
+    raw_message = data.get("message")
+    player = data.get("player")
+    message_id: int | None = None
+    if raw_message not in (None, ""):
+        if isinstance(raw_message, bool):
+            raise ReportRefused("bad_message", _("Номер сообщения должен быть числом."))
+        try:
+            message_id = int(raw_message)
+        except (TypeError, ValueError):
+            raise ReportRefused("bad_message", _("Номер сообщения должен быть числом.")) from None
+        if not 0 < message_id < 2**63:
+            raise ReportRefused("not_found", _("Такого сообщения нет."), 404)
+    if player is not None and not isinstance(player, str):
+        raise ReportRefused("bad_message", _("Имя игрока должно быть строкой."))
+    return message_id, (player or None)
+
+
+def _message_shown_to(message: ChatMessage, user: Any) -> bool:
+    """Whether the form may quote `message` to `user`: a public table's chat is open to
+    whoever watches it; a private table's only to its guests (those seated there, its
+    host, those who wrote there). Message ids are sequential, so the form must not be a
+    way to read private tables' chat by guessing them."""
+    table = message.table
+    if not table.private or is_host(table, user):
+        return True
+    return (
+        table.seats.filter(player=user).exists()
+        or ChatMessage.objects.filter(table=table, author=user).exists()
+    )
+
+
+def _form_context(request: HttpRequest, source: Any, form: ReportForm) -> dict[str, Any]:
+    """What the form page shows: who is reported and, for a message, the message."""
+    message_id, player_name = _target(source)
+    message = None
+    if message_id is not None:
+        message = (
+            ChatMessage.objects.select_related("author", "table").filter(pk=message_id).first()
+        )
+        if message is None:
+            raise ReportRefused(
+                "not_found", _("Такого сообщения нет (возможно, оно уже удалено)."), 404
+            )
+        player_name = message.author.username
+        if not _message_shown_to(message, request.user):
+            message = None  # reportable (the id came from somewhere), not quoted
+    elif not player_name:
+        raise ReportRefused("bad_message", _("Не указано, на что жалоба."))
+    elif (
+        "\x00" in player_name
+        or not get_user_model().objects.filter(username=player_name, is_active=True).exists()
+    ):
+        raise ReportRefused("not_found", _("Такого игрока нет."), 404)
+    fallback = _profile_path(player_name) if player_name else reverse("lobby")
+    return {
+        "form": form,
+        "message": message,
+        "player_name": player_name,
+        "message_id": message_id,
+        "self_report": player_name == request.user.get_username(),
+        "back": _back(request, fallback),
+    }
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def report(request: HttpRequest) -> HttpResponse:
+    as_json = request.method == "POST" and _wants_json(request)
+    if not request.user.is_authenticated:
+        if as_json:
+            return _json_error("not_signed_in", _("Войдите, чтобы пожаловаться."), 401)
+        return redirect_to_login(request.get_full_path())
+    if request.method == "GET":
+        return _report_page(request, request.GET, ReportForm())
+    if as_json:
+        return _report_json(request)
+    return _report_form_post(request)
+
+
+def _report_page(
+    request: HttpRequest, source: Any, form: ReportForm, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    try:
+        context = _form_context(request, source, form)
+    except ReportRefused as refusal:
+        return render(
+            request,
+            "moderation/report_refused.html",
+            {"error": refusal.message, "back": _back(request, reverse("lobby"))},
+            status=refusal.status,
+        )
+    if context["self_report"]:
+        return render(
+            request,
+            "moderation/report_refused.html",
+            {"error": _("На себя пожаловаться нельзя."), "back": context["back"]},
+            status=400,
+        )
+    context["error"] = error
+    return render(request, "moderation/report_form.html", context, status=status)
+
+
+def _counted(request: HttpRequest) -> bool:
+    """Count this report against the player's hourly limit; False when over it."""
+    hit = throttle_hit(
+        scope=REPORT_SCOPE, subject=str(request.user.pk), limit=settings.REPORTS_PER_HOUR
+    )
+    return hit.allowed
+
+
+def _too_many() -> ReportRefused:
+    return ReportRefused("rate_limited", _("Слишком много жалоб за час. Попробуйте позже."), 429)
+
+
+def _report_json(request: HttpRequest) -> JsonResponse:
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        return _json_error("bad_json", _("Тело запроса — не JSON."), 400)
+    if not isinstance(data, dict):
+        return _json_error("bad_message", _("Ожидался объект JSON."), 400)
+    note = data.get("note", "")
+    reason = data.get("reason")
+    try:
+        if not _counted(request):
+            raise _too_many()
+        if not isinstance(reason, str) or (note is not None and not isinstance(note, str)):
+            raise ReportRefused("bad_message", _("Причина и пояснение — строки."))
+        message_id, player_name = _target(data)
+        filed = report_create(
+            reporter=request.user,
+            reason=reason,
+            note=note or "",
+            message_id=message_id,
+            player_name=player_name,
+        )
+    except ReportRefused as refusal:
+        return _json_error(refusal.code, refusal.message, refusal.status)
+    return JsonResponse(
+        {"report": filed.pk, "message": _thanks()},
+        status=201,
+        json_dumps_params={"ensure_ascii": False},
+    )
+
+
+def _thanks() -> str:
+    return _("Спасибо! Модераторы рассмотрят жалобу.")
+
+
+def _report_form_post(request: HttpRequest) -> HttpResponse:
+    form = ReportForm(request.POST)
+    # Counted first, as a JSON post is: every post counts, a refused one too.
+    if not _counted(request):
+        return _report_page(request, request.POST, form, error=_too_many().message, status=429)
+    if not form.is_valid():
+        return _report_page(request, request.POST, form, status=400)
+    try:
+        message_id, player_name = _target(request.POST)
+        filed = report_create(
+            reporter=request.user,
+            reason=form.cleaned_data["reason"],
+            note=form.cleaned_data["note"],
+            message_id=message_id,
+            player_name=player_name,
+        )
+    except ReportRefused as refusal:
+        return _report_page(
+            request, request.POST, form, error=refusal.message, status=refusal.status
+        )
+    return render(
+        request,
+        "moderation/report_thanks.html",
+        {
+            "report": filed,
+            "thanks": _thanks(),
+            "back": _back(request, _profile_path(filed.reported.get_username())),
+        },
+    )
+
+
+@require_POST
+def notice_read(request: HttpRequest, pk: int) -> HttpResponse:
+    """The player read the notice of a moderator's decision: it stops showing."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    notice_acknowledge(player=request.user, sanction_id=pk)
+    return HttpResponseRedirect(_back(request, reverse("lobby")))

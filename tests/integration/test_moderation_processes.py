@@ -1,0 +1,106 @@
+"""A ban holds on every web process (issue 21, item 2), over real sockets to two daphnes.
+
+bob watches one table through each of two web processes sharing PostgreSQL and Redis. A
+moderator bans him (the service the admin's form runs, in this process): `sit` is refused
+with `banned` on both processes at once — each reads the ban from the database, there is
+no per-process cache to wait for — while he keeps watching; lifted, he sits through the
+other process at once.
+
+The same stack serves the mute's test (the next chat message refused with `muted` on both
+processes), once chat's socket messages land.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.conf import global_settings
+
+from accounts.models import User
+from moderation.services import PERIODS, sanction_apply, sanction_lift
+from tables import services
+from tables.models import Table
+from tests.integration.live_stack import (
+    PASSWORD,
+    Conn,
+    Stack,
+    close_all,
+    open_retrying,
+    require_redis_server,
+    run_scenario,
+    sign_in_async,
+    stack_env,
+    start_stack,
+)
+
+pytestmark = [pytest.mark.services, pytest.mark.asyncio]
+
+SCENARIO_TIMEOUT = 60.0
+
+
+@pytest.fixture
+def stack(postgres: None, transactional_db: None, tmp_path: Path) -> Iterator[Stack]:
+    require_redis_server()
+    # Two web processes, nothing else: no game is played, so no worker or beat is needed.
+    processes = start_stack(
+        Stack(stack_env(""), tmp_path, webs=2, workers=0, beat=False, private_redis=True)
+    )
+    try:
+        yield processes
+    finally:
+        processes.stop()
+
+
+@pytest.fixture
+def table(transactional_db: None, settings: Any) -> Table:
+    # Passwords hashed as daphne checks them (the suite's fast MD5 hasher is test-only).
+    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
+    for name in ("bob", "moder"):
+        User.objects.create_user(name, email=f"{name}@example.com", password=PASSWORD)
+    return services.table_create(
+        variant="banker36", name="Two processes", stake=10, entry_limit=100
+    )
+
+
+async def test_a_ban_and_its_lifting_hold_on_both_web_processes_at_once(
+    stack: Stack, table: Table
+) -> None:
+    conns: list[Conn] = []
+    await run_scenario(
+        stack,
+        _scenario(stack, table.pk, conns),
+        timeout=SCENARIO_TIMEOUT,
+        cleanup=lambda: close_all(conns),
+    )
+
+
+async def _scenario(stack: Stack, table_id: int, conns: list[Conn]) -> None:
+    sink: list[str] = []
+    first, second = stack.ports
+    cookies = [await sign_in_async(port, "bob") for port in (first, second)]
+    via_first = await open_retrying("bob@1", first, table_id, sink, cookies[0])
+    conns.append(via_first)
+    via_second = await open_retrying("bob@2", second, table_id, sink, cookies[1])
+    conns.append(via_second)
+
+    bob = await database_sync_to_async(User.objects.get)(username="bob")
+    moder = await database_sync_to_async(User.objects.get)(username="moder")
+    ban = await database_sync_to_async(sanction_apply)(
+        kind="ban", player=bob, by=moder, reason="Сговор", period=PERIODS["1d"]
+    )
+
+    for conn in (via_first, via_second):
+        refused = await conn.request("sit")
+        assert refused["type"] == "error" and refused["code"] == "banned", refused
+        assert "Сговор" in refused["message"]
+        # Still watching: a snapshot asked for is answered.
+        await conn.ws.send(json.dumps({"type": "snapshot"}))
+        await conn.expect(lambda f: f["type"] == "snapshot", what="a snapshot while banned")
+
+    await database_sync_to_async(sanction_lift)(sanction=ban, by=moder, reason="Ошибка")
+    await via_second.command("sit")
