@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,9 +87,14 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
         )
         if mine is not None:
             if not mine.seats.filter(player=by).exists():
-                # If they cannot sit, the table page says why (it is theirs to watch).
-                with contextlib.suppress(PlayError, SeatError):
+                # If they cannot sit here, the table page says why (it is theirs to
+                # watch) — unless they may sit at no table at all (a moderator's ban):
+                # then the lobby says so, rather than land them on a table they only watch.
+                try:
                     seat_take(table=mine, player=by)
+                except (PlayError, SeatError) as error:
+                    if getattr(error, "code", None) in _REFUSED_EVERYWHERE:
+                        raise
             return mine
         counted = _may_open(by, open_at_once=False)
         try:
@@ -109,6 +113,10 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
             raise
         return table
 
+
+# Seat refusals of the player, not of a table (play.signals.seat_requested's receivers:
+# moderation's ban), which «Играть» reports instead of landing them at a table to watch.
+_REFUSED_EVERYWHERE = frozenset({"banned"})
 
 # The variants whose «Играть» opens the player's own one-click table when no public table
 # has a seat for them (`table_one_click`): one player's games, not a table to wait at.

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from django.contrib.messages import get_messages
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone, translation
 
 from chat.errors import ChatRefused
@@ -21,6 +23,7 @@ from moderation.services import PERIODS, sanction_apply, sanction_lift
 from play.errors import SeatError
 from play.seating import seat_take
 from tables import services
+from tables.models import Seat
 from tests.play.ws_helpers import TableClient, session_cookie
 
 
@@ -103,6 +106,27 @@ def test_a_ban_refuses_a_seat_through_the_seating_service(make_user, moderator, 
         seat_take(table=table, player=bob)
     assert refused.value.code == "banned"
     assert not table.seats.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("variant", ["solo", "banker36"])
+def test_a_banned_players_play_button_says_why_on_the_lobby_and_seats_them_nowhere(
+    client, make_user, moderator, variant
+):
+    bob = make_user("bob")
+    client.force_login(bob)
+    # «Играть» once before the ban: for solo the player's own one-click table, which a
+    # second click would only reopen for them to watch if the refusal were swallowed.
+    client.post(reverse("quick_seat", args=[variant]))
+    Seat.objects.filter(player=bob).delete()
+    sanction_apply(kind="ban", player=bob, by=moderator, reason="Сговор", period=PERIODS["1d"])
+
+    response = client.post(reverse("quick_seat", args=[variant]))
+
+    assert response.status_code == 302 and response["Location"] == reverse("lobby")
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    assert "Вам запрещено садиться за стол до" in message and "Сговор" in message
+    assert not Seat.objects.filter(player=bob).exists()
 
 
 # --- over a real table socket ---------------------------------------------------------------
