@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
+from django.core.cache import cache
 from django.utils.translation import gettext as _
 
 from chat import delivery, services
@@ -13,6 +15,9 @@ from chat.errors import ChatRefused
 from people.blocks import blocked_ids
 from play.extensions import Connection
 from play.sockets import database, error_frame, safe_id
+
+# How long a message's id is remembered, so that a resend posts it once.
+RESEND_WINDOW_SECONDS = 600
 
 
 class ChatExtension:
@@ -50,6 +55,13 @@ class ChatExtension:
                 error_frame("bad_message", _('Каждое действие несёт "id": строку до 64 знаков.'))
             )
             return
+        # A resend (the same id, after a reconnect) is answered as the first was, and
+        # posts nothing more.
+        sent_key = f"chat:sent:{connection.user_id}:{client_id}"
+        already = await sync_to_async(cache.get, thread_sensitive=False)(sent_key)
+        if already is not None:
+            await connection.send({"type": "ack", "id": client_id, "chat": already})
+            return
         try:
             posted = await database(services.message_post)(
                 author=connection.user,
@@ -64,6 +76,9 @@ class ChatExtension:
                 extra["retry_after"] = retry_after
             await connection.send(error_frame(refusal.code, refusal.message, **extra))
             return
+        await sync_to_async(cache.set, thread_sensitive=False)(
+            sent_key, posted.pk, timeout=RESEND_WINDOW_SECONDS
+        )
         await connection.send({"type": "ack", "id": client_id, "chat": posted.pk})
 
     async def on_event(self, connection: Connection, event: dict[str, Any]) -> None:
