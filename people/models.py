@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
 
 
 class Block(models.Model):
@@ -19,8 +18,6 @@ class Block(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        verbose_name = _("блокировка")
-        verbose_name_plural = _("блокировки")
         constraints = [
             models.UniqueConstraint(fields=["blocker", "blocked"], name="people_block_once")
         ]
