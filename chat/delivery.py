@@ -22,12 +22,12 @@ def user_group(user_id: int) -> str:
     return f"chat-user-{user_id}"
 
 
-def payload(message: ChatMessage, author_name: str, *, seated: bool) -> dict[str, Any]:
+def payload(message: ChatMessage, author_name: str) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "id": message.pk,
         "author": author_name,
         "author_id": message.author_id,
-        "role": "player" if seated else "spectator",
+        "role": "spectator" if message.from_spectator else "player",
         "at": epoch_ms(message.created_at),
         "text": message.shown,
         "held": False,

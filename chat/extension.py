@@ -33,6 +33,8 @@ class ChatExtension:
         messages = await database(services.history_for)(
             table_id=connection.table_id, user_id=connection.user_id, blocked=blocked
         )
+        if not messages:
+            return  # a silent table sends no frame: the page knows how to start empty
         await connection.send(
             {
                 "type": "chat_history",

@@ -44,6 +44,11 @@ class ChatMessage(models.Model):
         blank=True,
         help_text=_("Ключ быстрой фразы или реакции: каждый видит её на своём языке."),
     )
+    from_spectator = models.BooleanField(
+        _("от зрителя"),
+        default=False,
+        help_text=_("Автор не сидел за столом, когда писал."),
+    )
     held = models.BooleanField(
         _("удержано"),
         default=False,

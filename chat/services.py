@@ -152,10 +152,11 @@ def message_post(
             text=written,
             shown=shown,
             phrase=key,
+            from_spectator=author.pk not in seats,
             held=bool(withheld),
             withheld_from=withheld,
         )
-        payload = delivery.payload(message, author.username, seated=author.pk in seats)
+        payload = delivery.payload(message, author.username)
         version = table.version
         transaction.on_commit(
             lambda: delivery.deliver(table.pk, payload, withheld=withheld, version=version)
@@ -166,10 +167,13 @@ def message_post(
 def deal_ended_release(*, table_id: int) -> int:
     """The deal at the table ended: the messages held from its seated players go to them
     now. How many were released."""
+    pending = ChatMessage.objects.filter(table_id=table_id, held=True, released_at__isnull=True)
+    # Most deals end with nothing held: one query on the partial index, no transaction.
+    if not pending.exists():
+        return 0
     with transaction.atomic():
         held = list(
-            ChatMessage.objects.select_for_update()
-            .filter(table_id=table_id, held=True, released_at__isnull=True)
+            pending.select_for_update(of=("self",))
             .select_related("author")
             .order_by("created_at", "id")
         )
@@ -178,10 +182,7 @@ def deal_ended_release(*, table_id: int) -> int:
         now = timezone.now()
         ChatMessage.objects.filter(pk__in=[m.pk for m in held]).update(released_at=now)
         version = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-        released = [
-            {**delivery.payload(m, m.author.username, seated=False), "to": m.withheld_from}
-            for m in held
-        ]
+        released = [{**delivery.payload(m, m.author.username), "to": m.withheld_from} for m in held]
         transaction.on_commit(lambda: delivery.release(table_id, released, version=version))
     return len(held)
 
@@ -205,7 +206,7 @@ def history_for(*, table_id: int, user_id: int | None, blocked: set[int]) -> lis
     for message in reversed(list(rows[:HISTORY_MESSAGES])):
         if message.held and message.released_at is None and user_id in message.withheld_from:
             continue
-        payload = delivery.payload(message, message.author.username, seated=False)
+        payload = delivery.payload(message, message.author.username)
         payload["held"] = bool(message.held and user_id in message.withheld_from)
         messages.append(payload)
     return messages

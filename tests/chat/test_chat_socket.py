@@ -27,12 +27,15 @@ def _is_chat(text: str) -> Any:
 
 
 async def _opened(table_id: int, user: Any = None) -> TableClient:
-    """A table socket with its snapshot and chat history read."""
+    """A table socket with its snapshot read, and its chat history if one came (a table
+    with no message the viewer may see sends none): `client.history`."""
     client = await TableClient.open(table_id, user)
     assert (await client.recv())["type"] == "snapshot"
-    history = await client.recv()
-    assert history["type"] == "chat_history"
-    client.history = history  # type: ignore[attr-defined]
+    client.history = {"messages": []}  # type: ignore[attr-defined]
+    while not await client.comm.receive_nothing(timeout=0.3):
+        frame = await client.recv()
+        if frame["type"] == "chat_history":
+            client.history = frame  # type: ignore[attr-defined]
     return client
 
 
@@ -128,6 +131,11 @@ async def test_a_spectator_mid_deal_reaches_spectators_at_once_and_players_after
         assert frame["message"]["held"] is True
     # The spectators are not sent it twice.
     assert await _nothing_said(d, "Бери ещё!")
+    # Restored after the deal, to a player it was held from: marked, the author a spectator.
+    again = await _opened(table.pk, bob)
+    (restored,) = [m for m in again.history["messages"] if m["text"] == "Бери ещё!"]
+    assert restored["held"] is True and restored["role"] == "spectator"
+    await again.close()
     for client in (a, b, c, d):
         await client.close()
 
@@ -135,12 +143,14 @@ async def test_a_spectator_mid_deal_reaches_spectators_at_once_and_players_after
 async def test_an_anonymous_watcher_reads_but_cannot_write(classic):
     table, ann, *_ = await classic()
     a = await _opened(table.pk, ann)
+    await _say(a, text="Смотрите")
     watcher = await _opened(table.pk)
     assert watcher.history["can_write"] is False
+    assert [m["text"] for m in watcher.history["messages"]] == ["Смотрите"]
     refused = await _say(watcher, text="Привет")
     assert refused["type"] == "error" and refused["code"] == "not_signed_in"
-    await _say(a, text="Смотрите")
-    await watcher.recv_until(_is_chat("Смотрите"))
+    await _say(a, text="Ещё")
+    await watcher.recv_until(_is_chat("Ещё"))
     for client in (a, watcher):
         await client.close()
 
@@ -200,7 +210,7 @@ async def test_quick_phrases_reach_each_viewer_in_their_own_language(classic):
     a = await _opened(table.pk, ann)
     english = TableClient(table.pk, await database_sync_to_async(_cookie)(bob, "en"))
     assert (await english.comm.connect())[0]
-    await english.recv_until(lambda m: m["type"] == "chat_history")
+    await english.recv_until(lambda m: m["type"] == "snapshot")
     assert (await _say(a, phrase="good_luck"))["type"] == "ack"
     ru = await a.recv_until(lambda m: m["type"] == "chat")
     en = await english.recv_until(lambda m: m["type"] == "chat")
@@ -251,6 +261,7 @@ async def test_a_reconnect_restores_the_latest_messages(classic):
     b = await _opened(table.pk, bob)
     texts = [m["text"] for m in b.history["messages"]]
     assert texts == ["первое", "второе"]
+    assert {m["role"] for m in b.history["messages"]} == {"player"}
     assert b.history["can_write"] is True
     await b.close()
 
@@ -272,3 +283,35 @@ async def test_a_refusal_from_moderation_is_answered_with_its_code(classic):
         await a.close()
     finally:
         message_posting.disconnect(dispatch_uid="test_muted")
+
+
+async def test_a_resent_message_id_posts_once_and_answers_as_the_first_time(classic):
+    table, ann, *_ = await classic()
+    a = await _opened(table.pk, ann)
+    await a.send({"type": "chat", "id": "same", "text": "один раз"})
+    first = await a.recv_until(lambda m: m.get("id") == "same")
+    await a.send({"type": "chat", "id": "same", "text": "один раз"})
+    second = await a.recv_until(lambda m: m.get("id") == "same")
+    assert first["type"] == second["type"] == "ack" and first["chat"] == second["chat"]
+    assert await database_sync_to_async(ChatMessage.objects.count)() == 1
+    await a.close()
+
+
+def _close_table(table_id: int) -> None:
+    from play import closing
+    from tables.models import Table
+
+    table = Table.objects.get(pk=table_id)
+    closing.table_close_by_host(table=table, by=table.created_by)
+
+
+async def test_a_held_message_reaches_the_players_when_the_game_is_voided(classic):
+    table, ann, _bob, carol, _ = await classic()
+    a, c = await _opened(table.pk, ann), await _opened(table.pk, carol)
+    await _say(c, text="держу")
+    assert await _nothing_said(a, "держу")
+    await database_sync_to_async(_close_table)(table.pk)
+    frame = await a.recv_until(_is_chat("держу"))
+    assert frame["message"]["held"] is True
+    for client in (a, c):
+        await client.close()
