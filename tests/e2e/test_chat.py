@@ -22,7 +22,7 @@ import pytest
 from games import engine
 from play import moves, seating
 from play.models import Game
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, check_accessibility
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
     create_table,
@@ -113,6 +113,9 @@ def test_chat_drawer_quick_phrase_escaping_badge_and_report(
         assert phone.evaluate("() => window.__chatRan") is False
         assert desk.evaluate("() => window.__chatRan") is False
 
+        # The chat alone: the rest of the table page has its own checks.
+        check_accessibility(phone, "chat drawer (phone)", context="#chat")
+        check_accessibility(desk, "chat panel (desktop)", context="#chat")
         ARTIFACTS.mkdir(exist_ok=True)
         phone.screenshot(path=str(ARTIFACTS / "chat-drawer-360x740.png"))
         desk.screenshot(path=str(ARTIFACTS / "chat-panel-1280x800.png"))

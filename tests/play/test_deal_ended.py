@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from games import deals
 from play.models import Game
 from play.signals import deal_ended
 from tests.play.live_helpers import classic_started, play_game_randomly
@@ -39,10 +40,13 @@ def test_every_deal_of_a_game_is_announced_once_after_its_commit(
     for callback in callbacks:
         callback()
     game.refresh_from_db()
-    # Every round but those settled in the first deal itself (a natural), which no one
-    # could have written to during.
-    settled_in_the_deal = sum(
-        1 for e in game.events.order_by("version").first().events if e["type"] == "settle"
-    )
-    assert len(heard) == len(game.state["rounds"]) - settled_in_the_deal
+    # One per move that settled a round or ended the game (a move may settle two rounds
+    # when the next is dealt a natural: one announcement); none for the deal itself.
+    ending_moves = [
+        row.version
+        for row in game.events.filter(action__isnull=False)
+        if deals.ends_a_deal(row.events)
+    ]
+    assert len(ending_moves) >= 1
+    assert len(heard) == len(ending_moves)
     assert set(heard) == {(table.pk, game.pk)}
