@@ -8,6 +8,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from chat import delivery, services
@@ -64,13 +65,20 @@ class ChatExtension:
         if already is not None:
             await connection.send({"type": "ack", "id": client_id, "chat": already})
             return
+
+        def post() -> Any:
+            # In the connection's language: a refusal (moderation's `muted` too) is read
+            # by this player.
+            with translation.override(connection.language):
+                return services.message_post(
+                    author=connection.user,
+                    table_id=connection.table_id,
+                    text=message.get("text"),
+                    phrase=message.get("phrase", message.get("reaction")),
+                )
+
         try:
-            posted = await database(services.message_post)(
-                author=connection.user,
-                table_id=connection.table_id,
-                text=message.get("text"),
-                phrase=message.get("phrase", message.get("reaction")),
-            )
+            posted = await database(post)()
         except ChatRefused as refusal:
             extra: dict[str, Any] = {"id": client_id}
             retry_after = getattr(refusal, "retry_after", None)

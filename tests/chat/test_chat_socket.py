@@ -221,6 +221,11 @@ async def test_quick_phrases_reach_each_viewer_in_their_own_language(classic):
     assert frame["message"]["reaction"] == "thumbs_up" and frame["message"]["text"] == "👍"
     unknown = await _say(a, phrase="nope")
     assert unknown["code"] == "bad_message"
+    assert unknown["message"] == "Такой быстрой фразы или реакции нет."
+    english.counter = 0
+    refused = await _say(english, text="   ")
+    assert refused["code"] == "chat_empty"
+    assert refused["message"] == "An empty message is not sent."
     for client in (a, english):
         await client.close()
 
