@@ -4,6 +4,7 @@ the table's group carries (docs/protocol.md §17)."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -58,9 +59,10 @@ class ChatExtension:
                 error_frame("bad_message", _('Каждое действие несёт "id": строку до 64 знаков.'))
             )
             return
-        # A resend (the same id, after a reconnect) is answered as the first was, and
-        # posts nothing more.
-        sent_key = f"chat:sent:{connection.user_id}:{client_id}"
+        # A resend (the same id, after a reconnect: the same session) is answered as the
+        # first was, and posts nothing more.
+        session = hashlib.sha256((connection.session_key or "").encode()).hexdigest()[:32]
+        sent_key = f"chat:sent:{connection.user_id}:{session}:{client_id}"
         already = await sync_to_async(cache.get, thread_sensitive=False)(sent_key)
         if already is not None:
             await connection.send({"type": "ack", "id": client_id, "chat": already})

@@ -115,6 +115,7 @@ class TableConsumer(  # type: ignore[misc]
             language=self.language,
             send=self._send,
             join=self._join,
+            session_key=self.session_key if self.signed_in else None,
         )
         for extension in extensions.registered():
             try:

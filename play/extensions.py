@@ -34,6 +34,9 @@ class Connection:
     send: Callable[[dict[str, Any]], Awaitable[None]]
     # Makes the connection a member of another group, left when the socket closes.
     join: Callable[[str], Awaitable[None]]
+    # The session the socket signed in with (None: anonymous): a resend after a
+    # reconnect comes from the same session, on another connection.
+    session_key: str | None = None
     # Each extension's own state for this connection, under its name.
     state: dict[str, Any] = field(default_factory=dict)
 
