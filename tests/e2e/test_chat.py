@@ -167,6 +167,26 @@ def test_chat_drawer_quick_phrase_escaping_badge_and_report(
             }
         ]
         assert posted[0]["csrf"], "no X-CSRFToken header"
+        dialog.press("Escape")
+
+        # A phone held sideways: the bar stands at the top of the side column; the open
+        # drawer still leaves it uncovered.
+        phone.set_viewport_size({"width": 844, "height": 390})
+        phone.wait_for_function(
+            "() => document.querySelector('.table-side .action-dock') !== null",
+            timeout=TIMEOUT_MS,
+        )
+        phone.evaluate("() => window.dispatchEvent(new Event('resize'))")
+        assert phone.locator("#chat").is_visible()
+        chat, dock = _box(phone, "#chat"), _box(phone, ".action-dock")
+        apart = (
+            chat["y"] >= dock["y"] + dock["height"] - EDGE_SLACK
+            or chat["y"] + chat["height"] <= dock["y"] + EDGE_SLACK
+            or chat["x"] >= dock["x"] + dock["width"] - EDGE_SLACK
+            or chat["x"] + chat["width"] <= dock["x"] + EDGE_SLACK
+        )
+        assert apart, (chat, dock)
+        phone.screenshot(path=str(ARTIFACTS / "chat-drawer-844x390.png"))
         phone_console.assert_clean("(phone)")
         desk_console.assert_clean("(desktop)")
     finally:
