@@ -236,6 +236,13 @@ CELERY_BEAT_SCHEDULE = {
         # covers the same deadlines, so let it expire rather than pile up.
         "options": {"expires": 2.0},
     },
+    # Chat messages older than CHAT_RETENTION_DAYS are deleted hourly (chat.tasks): one
+    # indexed delete per batch, nothing when there is nothing to delete.
+    "chat-prune": {
+        "task": "chat.tasks.chat_prune",
+        "schedule": 3600.0,
+        "options": {"expires": 600.0},
+    },
 }
 # Beat's own state (when each entry last ran; the schedule is the one above) lives in the
 # temporary directory, not the working directory: a `celery beat` started in a checkout
@@ -272,6 +279,14 @@ DAILY_BONUS_FLOOR = env.int("DAILY_BONUS_FLOOR", default=1_000)
 # Reports («Пожаловаться», moderation/views.py) a player may file per hour, counted in the
 # shared cache; beyond it a report is refused with `rate_limited` (HTTP 429).
 REPORTS_PER_HOUR = env.int("REPORTS_PER_HOUR", default=10)
+
+# Table chat (chat/, docs/protocol.md §17): messages are kept this many days (then the
+# hourly beat task deletes them; nor does a reconnect restore older ones), and each user
+# may send at most CHAT_RATE_MESSAGES messages per CHAT_RATE_WINDOW_SECONDS window, over
+# every table and web process (counted in the shared cache).
+CHAT_RETENTION_DAYS = env.int("CHAT_RETENTION_DAYS", default=30)
+CHAT_RATE_MESSAGES = env.int("CHAT_RATE_MESSAGES", default=5)
+CHAT_RATE_WINDOW_SECONDS = env.int("CHAT_RATE_WINDOW_SECONDS", default=10)
 
 # A public lobby's limits on opening tables (lobby.services.table_open; staff have none):
 # one player opening 2,000 tables made the lobby slow and heavy for everyone.

@@ -19,7 +19,17 @@ from django.utils.translation import gettext as _
 
 from accounts import sessions
 from lib.jsontext import json_text
-from play import broadcast, closing, commands, moves, presence, seating, selectors, viewing
+from play import (
+    broadcast,
+    closing,
+    commands,
+    extensions,
+    moves,
+    presence,
+    seating,
+    selectors,
+    viewing,
+)
 from play.broadcast import table_group
 from play.errors import PlayError
 from play.models import Game
@@ -94,6 +104,30 @@ class TableConsumer(  # type: ignore[misc]
             )
             self.heartbeat = asyncio.ensure_future(self._beat())
         await self._send_snapshot()
+        await self._connect_extensions()
+
+    async def _connect_extensions(self) -> None:
+        """What the layers above live play add to this socket (play.extensions), each
+        after the snapshot: a failing one is logged and leaves the socket open."""
+        self.extended = extensions.Connection(
+            table_id=self.table_id,
+            user=self.user if self.signed_in else None,
+            language=self.language,
+            send=self._send,
+            join=self._join,
+            session_key=self.session_key if self.signed_in else None,
+        )
+        for extension in extensions.registered():
+            try:
+                with translation.override(self.language):
+                    await extension.on_connect(self.extended)
+            except Exception:
+                logger.exception("extension %s failed at connect", extension.name)
+
+    async def _join(self, group: str) -> None:
+        if group not in self.joined:
+            self.joined.append(group)
+            await self.channel_layer.group_add(group, self.channel_name)
 
     async def _beat(self) -> None:
         """Keep this connection's presence fresh: a server that dies leaves connections
@@ -172,6 +206,10 @@ class TableConsumer(  # type: ignore[misc]
             return
         handler = self._COMMANDS.get(kind)
         if handler is None:
+            extension = extensions.for_message(kind)
+            if extension is not None and hasattr(self, "extended"):
+                await extension.on_message(self.extended, message)
+                return
             await self._send(
                 error_frame(
                     "unknown_type",
@@ -375,6 +413,15 @@ class TableConsumer(  # type: ignore[misc]
         own = event["players"].get(str(self.user.pk)) if self.signed_in else None
         # Encoded once for every socket it goes to (play.broadcast.send_frames).
         await self.send(text_data=own if own is not None else event["spectator"])
+
+    async def table_extension(self, event: dict[str, Any]) -> None:
+        """A group event of an extension (play.extensions.extension_event), handed to it
+        with this connection."""
+        extension = extensions.named(event.get("extension", ""))
+        if extension is None or not hasattr(self, "extended"):
+            return  # not registered here, or the socket is still opening
+        with translation.override(self.language):
+            await extension.on_event(self.extended, event["event"])
 
     async def _send(self, message: dict[str, Any]) -> None:
         if "version" not in message:  # every server message carries the table's version

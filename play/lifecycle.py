@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import engine
+from games import deals, engine
 from games import fairness as fair
 from games.errors import RulesError
 from games.record import replay
@@ -30,7 +30,7 @@ from play.errors import PlayError
 from play.locks import forget_seats, latest_game, playing_game, seat_row, seconds, table_seats
 from play.models import Game, GameEvent
 from play.records import OPEN_ENDED, game_record
-from play.signals import game_ended
+from play.signals import deal_ended, game_ended
 from play.viewing import frames_on_commit, game_start_event
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
@@ -228,6 +228,9 @@ def transition(
     game.actions = [*game.actions, action]
     GameEvent.objects.create(game=game, version=state["version"], action=action, events=events)
     _after(table, game, now, events)
+    if not game.state["finished"] and deals.ends_a_deal(events):
+        # A finished game announces its deal's end in end_game, with a voided one's.
+        _announce_deal_ended_on_commit(table.pk, game.pk)
     frames_on_commit(table, game, close_if_settled(table, game, now, events))
     return events
 
@@ -339,11 +342,20 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
     table_changed_on_commit(table)
     # Announced, not called: what follows a game (its decision review) subscribes to the
     # signal, so live play imports none of it (play/signals.py).
+    _announce_deal_ended_on_commit(table.pk, game.pk)
     transaction.on_commit(lambda: _announce_ended(game.pk), robust=True)
 
 
 def _announce_ended(game_id: int) -> None:
     game_ended.send_robust(sender=Game, game_id=game_id)
+
+
+def _announce_deal_ended_on_commit(table_id: int, game_id: int) -> None:
+    """`play.signals.deal_ended`, once this transaction commits."""
+    transaction.on_commit(
+        lambda: deal_ended.send_robust(sender=Game, table_id=table_id, game_id=game_id),
+        robust=True,
+    )
 
 
 def _last_events(game: Game) -> list[dict[str, Any]]:

@@ -28,3 +28,14 @@ refuses the seat raises `play.errors.SeatError` with the protocol's error code, 
 seat is not taken. So the social layer (a ban, a block between a player and a private
 table's host) refuses a seat without live play importing it.
 """
+
+deal_ended = Signal()
+"""A deal (one round, `games.deals`) ended at ``table_id`` in the game ``game_id`` — it
+settled, or the game ended (finished or voided) with it; the sender is
+`play.models.Game`.
+
+Sent after the transaction that ended it commits, with `Signal.send_robust`, as
+`game_ended`. Decided from the transition's events already in memory
+(`games.deals.ends_a_deal`), so a move costs no query for it. The table chat releases
+the spectators' messages it held from the seated players (docs/protocol.md §17).
+"""

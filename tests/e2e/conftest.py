@@ -413,11 +413,12 @@ def shoot(page: Any, name: str) -> list[Path]:
 # --- accessibility -------------------------------------------------------------------------
 
 
-def check_accessibility(page: Any, name: str) -> None:
-    """axe-core (bundled with axe-playwright-python): no serious or critical violation."""
+def check_accessibility(page: Any, name: str, context: str | None = None) -> None:
+    """axe-core (bundled with axe-playwright-python): no serious or critical violation
+    (in the element `context` selects, if given; else in the whole page)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    results = Axe().run(page)
+    results = Axe().run(page, context=context)
     bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
     assert not bad, f"{name}: " + "; ".join(
         f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in bad

@@ -7,6 +7,7 @@
 
 import * as cards from "../cards.js";
 import { createAlerts } from "./alerts.js";
+import { createChat } from "./chat.js";
 import { createCoach } from "./coach.js";
 import { randomToken, TableSocket } from "./connection.js";
 import { clockText, fill, fmt, formatNumber, h, plural, t } from "./dom.js";
@@ -113,6 +114,9 @@ const socket = new TableSocket(socketUrl(), {
   state: onConnection,
 });
 
+// The table chat (static/js/table/chat.js): its frames and its errors are its own.
+const chat = createChat({ socket });
+
 function onConnection(state, detail) {
   root.dataset.state = state;
   ui.connection.dataset.state = state;
@@ -170,6 +174,10 @@ function onMessage(message) {
     case "error":
       if (message.message) showError(message.message);
       break;
+    case "chat":
+    case "chat_history":
+      chat.receive(message);
+      break;
     default:
       break; // pong, record
   }
@@ -218,7 +226,7 @@ function send(type, fields = {}) {
 }
 
 function onAnswered(answer, command) {
-  if (answer.type !== "error") return;
+  if (answer.type !== "error" || chat.owns(command)) return;
   if (command.type === "client_seed" && QUIET_SEED_CODES.has(answer.code)) return;
   if (answer.message) showError(answer.message);
 }
