@@ -3,7 +3,9 @@ settings.DEADLINE_SWEEP_SECONDS (a quarter second) whether a deadline is due, an
 when one is.
 
 It calls the same service as the beat task (play/tasks.py), so a table
-behaves the same with or without a broker. It is started by the ASGI application on its
+behaves the same with or without a broker. It also runs beat's other entries, those with a
+period in seconds (the chat's hourly pruning), as beat would: without it an embedded
+platform would keep what production deletes. It is started by the ASGI application on its
 first connection (or on ASGI lifespan startup, for servers that send it), and only when
 settings.DEADLINE_TICKER is on (the default without REDIS_URL), so tests, management
 commands and Celery processes, which never serve a connection, never start it.
@@ -30,11 +32,44 @@ HOUSEKEEPING_SECONDS = 60.0
 _swept_at = float("-inf")
 
 
+# When each of beat's periodic entries last ran in this process (time.monotonic()).
+_periodic_ran_at: dict[str, float] = {}
+
+
+def run_periodic_entries() -> list[str]:
+    """Run, in this thread, each entry of settings.CELERY_BEAT_SCHEDULE whose schedule is a
+    period in seconds and which has not run for that long — the first tick runs them all,
+    as beat does when it starts. The deadline sweep's entry has a schedule of its own and
+    is this ticker's main work. Tasks are found by name in the Celery app, so live play
+    imports none of the apps that declare them. Returns the names of the tasks run."""
+    from celery import current_app
+
+    ran = []
+    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+        period = entry.get("schedule")
+        if not isinstance(period, int | float):
+            continue
+        if time.monotonic() - _periodic_ran_at.get(name, float("-inf")) < period:
+            continue
+        _periodic_ran_at[name] = time.monotonic()
+        try:
+            current_app.tasks[entry["task"]].apply(
+                args=entry.get("args", ()), kwargs=entry.get("kwargs", {})
+            )
+            ran.append(entry["task"])
+        except Exception:
+            # One failing entry must not stop the others, nor the clock for the tables.
+            logger.exception("periodic task %s failed", entry["task"])
+    return ran
+
+
 def _sweep_once() -> int:
-    """One tick: the sweep, if anything is due (one query otherwise)."""
+    """One tick: the sweep, if anything is due (one query otherwise), and beat's periodic
+    entries that are due (none, most ticks: no query)."""
     from play.sweep import deadlines_sweep, next_due_at
 
     global _swept_at
+    run_periodic_entries()
     now = timezone.now()
     due = next_due_at()
     if (due is None or due > now) and time.monotonic() - _swept_at < HOUSEKEEPING_SECONDS:

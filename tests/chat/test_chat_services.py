@@ -103,3 +103,26 @@ def test_the_retention_task_deletes_messages_older_than_the_setting(
 def test_clean_text_keeps_emoji_sequences_and_drops_controls() -> None:
     family = "👨\u200d👩\u200d👧"
     assert services.clean_text(f" a\x00b\u202ec\n{family} ") == f"abc {family}"
+
+
+def test_the_embedded_ticker_runs_the_hourly_pruning_as_beat_would(db, make_user, settings) -> None:
+    """Without a broker there is no beat: the embedded ticker runs beat's periodic entries
+    itself, so an embedded platform deletes what production deletes."""
+    from play import ticker
+
+    settings.CHAT_RETENTION_DAYS = 30
+    author = make_user("ann")
+    table = tables.table_create(variant="classic", name="Чат")
+    ChatMessage.objects.create(
+        table=table,
+        author=author,
+        text="старое",
+        shown="старое",
+        created_at=timezone.now() - datetime.timedelta(days=31),
+    )
+    ticker._periodic_ran_at.clear()
+
+    assert "chat.tasks.chat_prune" in ticker.run_periodic_entries()
+    assert not ChatMessage.objects.exists()
+    # Within the hour it does not run again (a tick is a quarter second).
+    assert ticker.run_periodic_entries() == []
