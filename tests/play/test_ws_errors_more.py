@@ -26,13 +26,16 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 HEADERS = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
 
 
-async def next_push(comm: Any) -> list[dict[str, Any]]:
-    """The tables of the next diff the lobby pushes after a change (up to a quarter
-    second later): the added or changed ones."""
+async def next_push(comm: Any, table_id: int) -> list[dict[str, Any]]:
+    """The tables of the lobby's push that names `table_id` (it comes up to a quarter
+    second after the change). A push about another table is passed over: on the Redis
+    channel layer a table an earlier test changed may still be announced to the lobby's
+    group after that test ended."""
     while True:
         message = await comm.receive_json_from(timeout=5)
         if message["type"] in ("table_added", "table_changed"):
-            return [message["table"]]
+            if message["table"]["id"] == table_id:
+                return [message["table"]]
 
 
 @database_sync_to_async
@@ -96,7 +99,7 @@ async def test_open_table_answers_table_opened_with_the_opener_as_host_and_an_in
         },
     )
     assert opened == {"type": "table_opened", "table": opened["table"], "invite": None}, opened
-    assert opened["table"] in [t["id"] for t in await next_push(comm)]
+    assert opened["table"] in [t["id"] for t in await next_push(comm, opened["table"])]
     table = await database_sync_to_async(Table.objects.get)(pk=opened["table"])
     assert (table.name, table.variant, table.stake, table.entry_limit) == (
         "Банк",
@@ -313,7 +316,7 @@ async def test_lobby_errors_come_in_the_connections_language(make_user):
     assert (answer["code"], answer["message"]) == ("bad_message", "Unknown fields: foo.")
     opened = await lobby_answer(english, {"type": "open_table", "variant": "classic"})
     for comm in (english, russian):
-        assert [t["id"] for t in await next_push(comm)] == [opened["table"]]
+        assert [t["id"] for t in await next_push(comm, opened["table"])] == [opened["table"]]
     table = await database_sync_to_async(Table.objects.get)(pk=opened["table"])
     assert table.name == "ann's table"  # the default name, in the opener's language
     await english.disconnect()
