@@ -4,6 +4,7 @@ a player reading the notice of one. Each is one transaction."""
 from __future__ import annotations
 
 import datetime
+import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -13,6 +14,10 @@ from django.utils.translation import gettext as _
 
 from chat.models import ChatMessage
 from moderation.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, Report, Sanction
+from play.seating import seat_leave
+from tables.models import Seat, Table
+
+logger = logging.getLogger(__name__)
 
 # The messages a report keeps around the reported one, at its table: enough to read the
 # exchange that led to it, and what followed.
@@ -237,7 +242,29 @@ def sanction_apply(
         if report is not None:
             Report.objects.filter(pk=report.pk).update(status=Report.Status.HANDLED)
             report.status = Report.Status.HANDLED
+    if kind == Sanction.Kind.BAN:
+        stand_up_everywhere(player)
     return sanction
+
+
+def stand_up_everywhere(player: Any) -> int:
+    """A banned player stops playing now, not when they next sit: they stand up from every
+    open table, as if they had pressed «Встать» (play.seating.seat_leave: between games
+    the seat is freed; mid-game their decisions are played by the clock at once — a
+    forfeit — and the seat is freed when the game ends). Each table in a transaction of
+    its own, after the ban is recorded: a table that cannot be left now (its database
+    row busy) is logged and does not undo the ban, which refuses their next seat anyway.
+    Returns how many tables they left."""
+    left = 0
+    seats = Seat.objects.filter(player=player, table__status=Table.Status.OPEN).select_related(
+        "table"
+    )
+    for seat in list(seats):
+        try:
+            left += seat_leave(table=seat.table, player=player)
+        except Exception:
+            logger.exception("banned player %s could not leave table %s", player.pk, seat.table_id)
+    return left
 
 
 def sanction_lift(

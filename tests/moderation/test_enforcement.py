@@ -20,7 +20,9 @@ from chat.models import ChatMessage
 from chat.signals import message_posting
 from moderation.models import Sanction
 from moderation.services import PERIODS, sanction_apply, sanction_lift
+from play import moves
 from play.errors import SeatError
+from play.models import Game
 from play.seating import seat_take
 from tables import services
 from tables.models import Seat
@@ -38,7 +40,7 @@ def moderator(make_user: Any) -> Any:
 
 @pytest.mark.django_db
 def test_a_muted_player_is_refused_until_the_mute_ends(make_user, moderator, table):
-    bob, ann = make_user("bob"), make_user("ann")
+    bob, ann, cid = make_user("bob"), make_user("ann"), make_user("cid")
     _post(bob, table)  # not muted: nothing raised
     mute = sanction_apply(
         kind="mute", player=bob, by=moderator, reason="Оскорбления", period=PERIODS["1h"]
@@ -127,6 +129,40 @@ def test_a_banned_players_play_button_says_why_on_the_lobby_and_seats_them_nowhe
     [message] = [str(m) for m in get_messages(response.wsgi_request)]
     assert "Вам запрещено садиться за стол до" in message and "Сговор" in message
     assert not Seat.objects.filter(player=bob).exists()
+
+
+@pytest.mark.django_db
+def test_a_ban_stands_the_player_up_from_the_tables_they_sit_at(make_user, moderator) -> None:
+    bob, ann, cid = make_user("bob"), make_user("ann"), make_user("cid")
+    # Between games at one table, and mid-match at another.
+    idle = services.table_create(variant="banker36", name="Банк", stake=10, entry_limit=100)
+    seat_take(table=idle, player=bob)
+    match = services.table_create(
+        variant="classic", name="Матч", decision_seconds=60, created_by=ann
+    )
+    for player in (ann, bob, cid):
+        seat_take(table=match, player=player)
+    moves.game_start(table=match, by=ann)
+    game = Game.objects.get(table=match, status=Game.Status.PLAYING)
+    assert len(game.seat_ids) == 3
+
+    sanction_apply(kind="ban", player=bob, by=moderator, reason="Сговор", period=PERIODS["1d"])
+
+    assert not idle.seats.filter(player=bob).exists()
+    # classic's rules take a player who stands up out of the match; ann and cid play on.
+    assert not match.seats.filter(player=bob).exists()
+    game.refresh_from_db()
+    assert game.status == Game.Status.PLAYING
+    assert match.seats.filter(player=ann).exists()
+
+
+@pytest.mark.django_db
+def test_a_mute_or_a_warning_leaves_the_player_seated(make_user, moderator, table) -> None:
+    bob = make_user("bob")
+    seat_take(table=table, player=bob)
+    sanction_apply(kind="mute", player=bob, by=moderator, reason="Спам", period=PERIODS["1h"])
+    sanction_apply(kind="warn", player=bob, by=moderator, reason="Грубость")
+    assert table.seats.filter(player=bob).exists()
 
 
 # --- over a real table socket ---------------------------------------------------------------
