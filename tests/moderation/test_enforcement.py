@@ -40,7 +40,7 @@ def moderator(make_user: Any) -> Any:
 
 @pytest.mark.django_db
 def test_a_muted_player_is_refused_until_the_mute_ends(make_user, moderator, table):
-    bob, ann, cid = make_user("bob"), make_user("ann"), make_user("cid")
+    bob, ann = make_user("bob"), make_user("ann")
     _post(bob, table)  # not muted: nothing raised
     mute = sanction_apply(
         kind="mute", player=bob, by=moderator, reason="Оскорбления", period=PERIODS["1h"]
