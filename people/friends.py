@@ -187,6 +187,16 @@ def invite_send(*, sender: Any, recipient: Any, table: Table) -> Invite:
     _refuse_across_a_block(sender, recipient)
     if not are_friends(sender, recipient):
         raise PeopleError("not_friends", _("Пригласить можно только друга."), status=403)
+    host_id = table.created_by_id
+    if host_id and host_id != sender.pk and blocked_between(host_id, recipient.pk):
+        # A guest's invite carries the table's link, which lets its holder watch and read
+        # the chat: not to someone the host blocked or who blocked the host (who could
+        # not sit there anyway). Which of the two blocked is not the guest's to learn.
+        raise PeopleError(
+            "blocked",
+            _("Этого игрока нельзя пригласить за этот стол."),
+            status=403,
+        )
     invite, _created = Invite.objects.update_or_create(
         recipient=recipient,
         table=table,

@@ -7,6 +7,7 @@ message) or JSON (a JSON body or `Accept: application/json`: {"ok": true, "state
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -77,6 +78,32 @@ def _wants_json(request: HttpRequest) -> bool:
     )
 
 
+def _readable_body(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A JSON post whose body is not a JSON object is refused with `400 bad_json`, rather
+    than read as no fields (which answered `not_found` for the name it then lacked)."""
+
+    @functools.wraps(view)
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.content_type == "application/json":
+            try:
+                body = json.loads(request.body or b"{}")
+            except ValueError:
+                body = None
+            if not isinstance(body, dict):
+                return JsonResponse(
+                    {
+                        "error": {
+                            "code": "bad_json",
+                            "message": _("Тело запроса — не объект JSON."),
+                        }
+                    },
+                    status=400,
+                )
+        return view(request, *args, **kwargs)
+
+    return checked
+
+
 def _fields(request: HttpRequest) -> dict[str, Any]:
     if request.content_type == "application/json":
         try:
@@ -141,6 +168,7 @@ def _throttled(request: HttpRequest) -> None:
 
 @require_POST
 @login_required
+@_readable_body
 def block(request: HttpRequest, username: str) -> HttpResponse:
     player = _player(username)
     fields = _fields(request)
@@ -157,6 +185,7 @@ def block(request: HttpRequest, username: str) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def unblock(request: HttpRequest, username: str) -> HttpResponse:
     player = _player(username)
     fields = _fields(request)
@@ -233,6 +262,7 @@ def _friend_action(
 
 @require_POST
 @login_required
+@_readable_body
 def friend_request(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         state = svc.friend_request_send(sender=request.user, recipient=other)
@@ -245,6 +275,7 @@ def friend_request(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def friend_accept(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_request_accept(recipient=request.user, sender=other)
@@ -255,6 +286,7 @@ def friend_accept(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def friend_decline(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_request_decline(recipient=request.user, sender=other)
@@ -265,6 +297,7 @@ def friend_decline(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def friend_cancel(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_request_cancel(sender=request.user, recipient=other)
@@ -275,6 +308,7 @@ def friend_cancel(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def friend_remove(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_remove(user=request.user, friend=other)
@@ -288,6 +322,7 @@ def friend_remove(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def invite_send(request: HttpRequest) -> HttpResponse:
     fields = _fields(request)
     try:
@@ -310,6 +345,7 @@ def invite_send(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
+@_readable_body
 def invite_dismiss(request: HttpRequest, invite_id: int) -> HttpResponse:
     fields = _fields(request)
     svc.invite_dismiss(recipient=request.user, invite_id=invite_id)

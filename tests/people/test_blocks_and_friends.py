@@ -320,6 +320,42 @@ def test_no_invite_across_a_block(make_user):
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "blocked"
 
 
+def test_a_guest_cannot_invite_someone_the_host_blocked_or_who_blocked_the_host(make_user):
+    host, guest, fay = make_user("host"), make_user("guest"), make_user("fay")
+    befriend(guest, fay)
+    table = private_table(host)
+    seating.seat_take(table=table, player=guest, invite=table.invite_code)
+    for blocker, blocked in ((host, "fay"), (fay, "host")):
+        post_json(signed_in(blocker), reverse("people:block", args=[blocked]))
+        answer = post_json(
+            signed_in(guest), reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
+        )
+        # The invite carries the table's link: not to someone the host will not have.
+        assert answer.status_code == 403 and answer.json()["error"]["code"] == "blocked"
+        assert "заблокировал" not in answer.json()["error"]["message"]  # not who did
+        assert not Invite.objects.exists()
+        Block.objects.all().delete()
+    answer = post_json(
+        signed_in(guest), reverse("people:invite_send"), {"table": table.pk, "name": "fay"}
+    )
+    assert answer.status_code == 200 and answer.json()["state"] == "invited"
+
+
+def test_a_json_post_whose_body_is_not_an_object_is_bad_json(make_user):
+    make_user("fay")
+    client = signed_in(make_user("ann"))
+    for body in ("{not json", "[1, 2]", '"fay"'):
+        answer = client.post(
+            reverse("people:block", args=["fay"]), body, content_type="application/json"
+        )
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_json"
+        answer = client.post(
+            reverse("people:friend_request"), body, content_type="application/json"
+        )
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_json"
+    assert not Block.objects.exists() and not FriendRequest.objects.exists()
+
+
 # --- the lobby's panel -----------------------------------------------------------------
 
 
