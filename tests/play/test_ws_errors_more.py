@@ -33,9 +33,10 @@ async def next_push(comm: Any, table_id: int) -> list[dict[str, Any]]:
     group after that test ended."""
     while True:
         message = await comm.receive_json_from(timeout=5)
-        if message["type"] in ("table_added", "table_changed"):
-            if message["table"]["id"] == table_id:
-                return [message["table"]]
+        if message["type"] in ("table_added", "table_changed") and (
+            message["table"]["id"] == table_id
+        ):
+            return [message["table"]]
 
 
 @database_sync_to_async
