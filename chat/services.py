@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -187,10 +188,36 @@ def deal_ended_release(*, table_id: int) -> int:
     return len(held)
 
 
-def history_for(*, table_id: int, user_id: int | None, blocked: set[int]) -> list[dict[str, Any]]:
+def held_from(message: ChatMessage, *, user_id: int | None, seated: bool | None = None) -> bool:
+    """Whether `message` may not be shown to the user `user_id` now (docs/protocol.md
+    §17.3): it is held and not yet released, and they are one of the seated players it
+    was held from or sit at its table now (`seated`, looked up when not given). Its author
+    and anonymous watchers (None) see it. The one rule for every way a message is shown:
+    the history, the report form."""
+    if not message.held or message.released_at is not None or user_id is None:
+        return False
+    if message.author_id == user_id:
+        return False
+    if user_id in message.withheld_from:
+        return True
+    if seated is None:
+        seated = Seat.objects.filter(table_id=message.table_id, player_id=user_id).exists()
+    return seated
+
+
+def history_for(
+    *,
+    table_id: int,
+    user_id: int | None,
+    blocked: set[int],
+    session_user_id: int | None = None,
+) -> list[dict[str, Any]]:
     """The latest messages this viewer may see, oldest first: not those of authors they
     blocked, nor, while held, those held from them (or from any seated player, if they
-    sit now); none older than the retention period."""
+    sit now); none older than the retention period. `session_user_id`: the user whose
+    session a view-only socket (user_id None) belongs to, so that what is held from that
+    user is held from their shared screen too."""
+    holder_id = user_id if user_id is not None else session_user_id
     since = timezone.now() - datetime.timedelta(days=settings.CHAT_RETENTION_DAYS)
     rows = (
         ChatMessage.objects.filter(table_id=table_id, created_at__gte=since)
@@ -198,16 +225,17 @@ def history_for(*, table_id: int, user_id: int | None, blocked: set[int]) -> lis
         .select_related("author")
         .order_by("-created_at", "-id")
     )
-    if user_id is not None:
-        seated = Seat.objects.filter(table_id=table_id, player_id=user_id).exists()
+    seated = False
+    if holder_id is not None:
+        seated = Seat.objects.filter(table_id=table_id, player_id=holder_id).exists()
         if seated:
-            rows = rows.exclude(held=True, released_at__isnull=True)
+            rows = rows.exclude(~Q(author_id=holder_id), held=True, released_at__isnull=True)
     messages = []
     for message in reversed(list(rows[:HISTORY_MESSAGES])):
-        if message.held and message.released_at is None and user_id in message.withheld_from:
+        if held_from(message, user_id=holder_id, seated=seated):
             continue
         payload = delivery.payload(message, message.author.username)
-        payload["held"] = bool(message.held and user_id in message.withheld_from)
+        payload["held"] = bool(message.held and holder_id in message.withheld_from)
         messages.append(payload)
     return messages
 
