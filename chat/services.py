@@ -124,10 +124,12 @@ def message_post(
 ) -> ChatMessage:
     """Write one message at the table and, once committed, deliver it: at once to every
     connection, except — while a deal is in play — a spectator's to the seated players,
-    who get it when the deal ends (`deal_ended_release`)."""
-    written, key = _content(text, phrase)
-    # Counted before any database work: a flood costs the cache alone.
+    who get it when the deal ends (`deal_ended_release`). Every call counts against the
+    author's rate budget, a refused message too (§17.1)."""
+    # Counted first, before the content is looked at (a flood of refused messages is
+    # limited as well) and before any database work (a flood costs the cache alone).
     _check_rate(author.pk)
+    written, key = _content(text, phrase)
     with transaction.atomic():
         # Locked as a move locks it: a deal cannot end between the look at it below and
         # this message's commit (its release would then miss the message).

@@ -363,3 +363,15 @@ async def test_a_truly_anonymous_watcher_gets_a_spectators_message_at_once(class
     assert frame["message"]["held"] is False
     for client in (watcher, c):
         await client.close()
+
+
+@override_settings(CHAT_RATE_MESSAGES=2, CHAT_RATE_WINDOW_SECONDS=3600)
+async def test_refused_messages_count_against_the_rate_budget(classic):
+    # §17.1: "Refused messages count too": a flood of bad messages is limited as well.
+    table, ann, *_ = await classic()
+    a = await _opened(table.pk, ann)
+    assert (await _say(a, text="x" * 201))["code"] == "chat_too_long"
+    assert (await _say(a, phrase="nope"))["code"] == "bad_message"
+    answer = await _say(a, text="ok")
+    assert answer["type"] == "error" and answer["code"] == "rate_limited"
+    await a.close()
