@@ -79,7 +79,8 @@ class ChatExtension:
                     author=connection.user,
                     table_id=connection.table_id,
                     text=message.get("text"),
-                    phrase=message.get("phrase", message.get("reaction")),
+                    phrase=message.get("phrase"),
+                    reaction=message.get("reaction"),
                 )
 
         try:

@@ -96,17 +96,28 @@ def _check_rate(author_id: int) -> None:
     )
 
 
-def _content(text: Any, phrase: Any) -> tuple[str, str]:
-    """(the text as written, the phrase key) of a message, or its refusal."""
-    if phrase is not None:
-        if not isinstance(phrase, str) or (
-            phrase not in phrases.QUICK_PHRASES and phrase not in phrases.REACTIONS
-        ):
-            raise ChatRefused("bad_message", _("Такой быстрой фразы или реакции нет."))
+def _content(text: Any, phrase: Any, reaction: Any) -> tuple[str, str]:
+    """(the text as written, the phrase or reaction key) of a message, or its refusal:
+    exactly one of `text`, `phrase` and `reaction` (None: not given), a phrase by one of
+    the phrases' keys, a reaction by one of the reactions'."""
+    given = [field for field in (text, phrase, reaction) if field is not None]
+    if len(given) != 1:
+        raise ChatRefused(
+            "bad_message",
+            _('Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".'),
+        )
+    if phrase is not None and (not isinstance(phrase, str) or phrase not in phrases.QUICK_PHRASES):
+        raise ChatRefused("bad_message", _("Такой быстрой фразы нет."))
+    if reaction is not None and (
+        not isinstance(reaction, str) or reaction not in phrases.REACTIONS
+    ):
+        raise ChatRefused("bad_message", _("Такой реакции нет."))
+    key = phrase if phrase is not None else reaction
+    if key is not None:
         with translation.override("ru"):  # what moderators read
-            return phrases.phrase_text(phrase), phrase
+            return phrases.phrase_text(key), key
     if not isinstance(text, str):
-        raise ChatRefused("bad_message", _('Сообщение чата несёт "text" (строку) или "phrase".'))
+        raise ChatRefused("bad_message", _('Поле "text" должно быть строкой.'))
     cleaned = clean_text(text)
     if not cleaned:
         raise ChatRefused("chat_empty", _("Пустое сообщение не отправляется."))
@@ -120,7 +131,7 @@ def _content(text: Any, phrase: Any) -> tuple[str, str]:
 
 
 def message_post(
-    *, author: Any, table_id: int, text: Any = None, phrase: Any = None
+    *, author: Any, table_id: int, text: Any = None, phrase: Any = None, reaction: Any = None
 ) -> ChatMessage:
     """Write one message at the table and, once committed, deliver it: at once to every
     connection, except — while a deal is in play — a spectator's to the seated players,
@@ -129,7 +140,7 @@ def message_post(
     # Counted first, before the content is looked at (a flood of refused messages is
     # limited as well) and before any database work (a flood costs the cache alone).
     _check_rate(author.pk)
-    written, key = _content(text, phrase)
+    written, key = _content(text, phrase, reaction)
     with transaction.atomic():
         # Locked as a move locks it: a deal cannot end between the look at it below and
         # this message's commit (its release would then miss the message).

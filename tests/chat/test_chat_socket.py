@@ -221,7 +221,7 @@ async def test_quick_phrases_reach_each_viewer_in_their_own_language(classic):
     assert frame["message"]["reaction"] == "thumbs_up" and frame["message"]["text"] == "👍"
     unknown = await _say(a, phrase="nope")
     assert unknown["code"] == "bad_message"
-    assert unknown["message"] == "Такой быстрой фразы или реакции нет."
+    assert unknown["message"] == "Такой быстрой фразы нет."
     english.counter = 0
     refused = await _say(english, text="   ")
     assert refused["code"] == "chat_empty"
@@ -363,6 +363,36 @@ async def test_a_truly_anonymous_watcher_gets_a_spectators_message_at_once(class
     assert frame["message"]["held"] is False
     for client in (watcher, c):
         await client.close()
+
+
+# --- the fields of `chat` (§17.1) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"reaction": "good_luck"}, "Такой реакции нет."),
+        ({"phrase": "thumbs_up"}, "Такой быстрой фразы нет."),
+        (
+            {"text": "привет", "phrase": "thanks"},
+            'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".',
+        ),
+        (
+            {"phrase": "thanks", "reaction": "clap"},
+            'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".',
+        ),
+        ({}, 'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".'),
+        ({"text": 5}, 'Поле "text" должно быть строкой.'),
+    ],
+)
+async def test_a_chat_message_carries_exactly_one_known_field(classic, fields, message):
+    table, ann, *_ = await classic()
+    a = await _opened(table.pk, ann)
+    answer = await _say(a, **fields)
+    assert answer["type"] == "error" and answer["code"] == "bad_message"
+    assert answer["message"] == message
+    assert not await database_sync_to_async(ChatMessage.objects.exists)()
+    await a.close()
 
 
 @override_settings(CHAT_RATE_MESSAGES=2, CHAT_RATE_WINDOW_SECONDS=3600)
