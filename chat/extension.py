@@ -33,7 +33,10 @@ class ChatExtension:
             blocked = await database(blocked_ids)(connection.user_id)
         connection.state[self.name] = blocked
         messages = await database(services.history_for)(
-            table_id=connection.table_id, user_id=connection.user_id, blocked=blocked
+            table_id=connection.table_id,
+            user_id=connection.user_id,
+            blocked=blocked,
+            session_user_id=connection.session_user_id,
         )
         if not messages:
             return  # a silent table sends no frame: the page knows how to start empty
@@ -76,7 +79,8 @@ class ChatExtension:
                     author=connection.user,
                     table_id=connection.table_id,
                     text=message.get("text"),
-                    phrase=message.get("phrase", message.get("reaction")),
+                    phrase=message.get("phrase"),
+                    reaction=message.get("reaction"),
                 )
 
         try:
@@ -96,15 +100,19 @@ class ChatExtension:
     async def on_event(self, connection: Connection, event: dict[str, Any]) -> None:
         kind = event.get("kind")
         user_id = connection.user_id
+        # Whom a message is held from is checked against the session's user, so that a
+        # seated player's view-only socket (anonymous: user_id None) is held from too,
+        # and gets the message when it is released.
+        holder_id = user_id if user_id is not None else connection.session_user_id
         blocked: set[int] = connection.state.get(self.name, set())
         if kind == "message":
             entry = event["message"]
-            if entry["author_id"] in blocked or user_id in event["withheld"]:
+            if entry["author_id"] in blocked or holder_id in event["withheld"]:
                 return
             await connection.send(delivery.frame(entry, event["version"]))
         elif kind == "release":
             for entry in event["messages"]:
-                if user_id in entry["to"] and entry["author_id"] not in blocked:
+                if holder_id in entry["to"] and entry["author_id"] not in blocked:
                     await connection.send(delivery.frame(entry, event["version"], held=True))
         elif kind == "blocks" and user_id is not None:
             connection.state[self.name] = await database(blocked_ids)(user_id)

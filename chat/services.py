@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -95,17 +96,28 @@ def _check_rate(author_id: int) -> None:
     )
 
 
-def _content(text: Any, phrase: Any) -> tuple[str, str]:
-    """(the text as written, the phrase key) of a message, or its refusal."""
-    if phrase is not None:
-        if not isinstance(phrase, str) or (
-            phrase not in phrases.QUICK_PHRASES and phrase not in phrases.REACTIONS
-        ):
-            raise ChatRefused("bad_message", _("Такой быстрой фразы или реакции нет."))
+def _content(text: Any, phrase: Any, reaction: Any) -> tuple[str, str]:
+    """(the text as written, the phrase or reaction key) of a message, or its refusal:
+    exactly one of `text`, `phrase` and `reaction` (None: not given), a phrase by one of
+    the phrases' keys, a reaction by one of the reactions'."""
+    given = [field for field in (text, phrase, reaction) if field is not None]
+    if len(given) != 1:
+        raise ChatRefused(
+            "bad_message",
+            _('Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".'),
+        )
+    if phrase is not None and (not isinstance(phrase, str) or phrase not in phrases.QUICK_PHRASES):
+        raise ChatRefused("bad_message", _("Такой быстрой фразы нет."))
+    if reaction is not None and (
+        not isinstance(reaction, str) or reaction not in phrases.REACTIONS
+    ):
+        raise ChatRefused("bad_message", _("Такой реакции нет."))
+    key = phrase if phrase is not None else reaction
+    if key is not None:
         with translation.override("ru"):  # what moderators read
-            return phrases.phrase_text(phrase), phrase
+            return phrases.phrase_text(key), key
     if not isinstance(text, str):
-        raise ChatRefused("bad_message", _('Сообщение чата несёт "text" (строку) или "phrase".'))
+        raise ChatRefused("bad_message", _('Поле "text" должно быть строкой.'))
     cleaned = clean_text(text)
     if not cleaned:
         raise ChatRefused("chat_empty", _("Пустое сообщение не отправляется."))
@@ -119,14 +131,16 @@ def _content(text: Any, phrase: Any) -> tuple[str, str]:
 
 
 def message_post(
-    *, author: Any, table_id: int, text: Any = None, phrase: Any = None
+    *, author: Any, table_id: int, text: Any = None, phrase: Any = None, reaction: Any = None
 ) -> ChatMessage:
     """Write one message at the table and, once committed, deliver it: at once to every
     connection, except — while a deal is in play — a spectator's to the seated players,
-    who get it when the deal ends (`deal_ended_release`)."""
-    written, key = _content(text, phrase)
-    # Counted before any database work: a flood costs the cache alone.
+    who get it when the deal ends (`deal_ended_release`). Every call counts against the
+    author's rate budget, a refused message too (§17.1)."""
+    # Counted first, before the content is looked at (a flood of refused messages is
+    # limited as well) and before any database work (a flood costs the cache alone).
     _check_rate(author.pk)
+    written, key = _content(text, phrase, reaction)
     with transaction.atomic():
         # Locked as a move locks it: a deal cannot end between the look at it below and
         # this message's commit (its release would then miss the message).
@@ -187,10 +201,36 @@ def deal_ended_release(*, table_id: int) -> int:
     return len(held)
 
 
-def history_for(*, table_id: int, user_id: int | None, blocked: set[int]) -> list[dict[str, Any]]:
+def held_from(message: ChatMessage, *, user_id: int | None, seated: bool | None = None) -> bool:
+    """Whether `message` may not be shown to the user `user_id` now (docs/protocol.md
+    §17.3): it is held and not yet released, and they are one of the seated players it
+    was held from or sit at its table now (`seated`, looked up when not given). Its author
+    and anonymous watchers (None) see it. The one rule for every way a message is shown:
+    the history, the report form."""
+    if not message.held or message.released_at is not None or user_id is None:
+        return False
+    if message.author_id == user_id:
+        return False
+    if user_id in message.withheld_from:
+        return True
+    if seated is None:
+        seated = Seat.objects.filter(table_id=message.table_id, player_id=user_id).exists()
+    return seated
+
+
+def history_for(
+    *,
+    table_id: int,
+    user_id: int | None,
+    blocked: set[int],
+    session_user_id: int | None = None,
+) -> list[dict[str, Any]]:
     """The latest messages this viewer may see, oldest first: not those of authors they
     blocked, nor, while held, those held from them (or from any seated player, if they
-    sit now); none older than the retention period."""
+    sit now); none older than the retention period. `session_user_id`: the user whose
+    session a view-only socket (user_id None) belongs to, so that what is held from that
+    user is held from their shared screen too."""
+    holder_id = user_id if user_id is not None else session_user_id
     since = timezone.now() - datetime.timedelta(days=settings.CHAT_RETENTION_DAYS)
     rows = (
         ChatMessage.objects.filter(table_id=table_id, created_at__gte=since)
@@ -198,16 +238,17 @@ def history_for(*, table_id: int, user_id: int | None, blocked: set[int]) -> lis
         .select_related("author")
         .order_by("-created_at", "-id")
     )
-    if user_id is not None:
-        seated = Seat.objects.filter(table_id=table_id, player_id=user_id).exists()
+    seated = False
+    if holder_id is not None:
+        seated = Seat.objects.filter(table_id=table_id, player_id=holder_id).exists()
         if seated:
-            rows = rows.exclude(held=True, released_at__isnull=True)
+            rows = rows.exclude(~Q(author_id=holder_id), held=True, released_at__isnull=True)
     messages = []
     for message in reversed(list(rows[:HISTORY_MESSAGES])):
-        if message.held and message.released_at is None and user_id in message.withheld_from:
+        if held_from(message, user_id=holder_id, seated=seated):
             continue
         payload = delivery.payload(message, message.author.username)
-        payload["held"] = bool(message.held and user_id in message.withheld_from)
+        payload["held"] = bool(message.held and holder_id in message.withheld_from)
         messages.append(payload)
     return messages
 

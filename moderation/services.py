@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from chat.models import ChatMessage
+from chat.services import held_from
 from moderation.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, Report, Sanction
 from play.seating import seat_leave
 from tables.models import Seat, Table
@@ -140,7 +141,10 @@ def report_create(
             .filter(pk=message_id)
             .first()
         )
-        if message is None:
+        # A message still held from the reporter (a spectator's, mid-deal, to a seated
+        # player: docs/protocol.md §17.3) is not there for them yet: answered as unknown,
+        # so that neither its author nor the message itself is told.
+        if message is None or held_from(message, user_id=reporter.pk):
             raise ReportRefused(
                 "not_found", _("Такого сообщения нет (возможно, оно уже удалено)."), 404
             )

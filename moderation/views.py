@@ -26,6 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.throttling import throttle_hit
 from chat.models import ChatMessage
+from chat.services import held_from
 from moderation.models import NOTE_MAX_LENGTH, Report
 from moderation.services import ReportRefused, notice_acknowledge, report_create
 from play.permissions import is_host
@@ -122,7 +123,9 @@ def _form_context(request: HttpRequest, source: Any, form: ReportForm) -> dict[s
         message = (
             ChatMessage.objects.select_related("author", "table").filter(pk=message_id).first()
         )
-        if message is None:
+        # Held from this user (a seated player, mid-deal: docs/protocol.md §17.3): as if
+        # there were none, as chat's history and report_create answer.
+        if message is None or held_from(message, user_id=request.user.pk):
             raise ReportRefused(
                 "not_found", _("Такого сообщения нет (возможно, оно уже удалено)."), 404
             )

@@ -116,6 +116,9 @@ class TableConsumer(  # type: ignore[misc]
             send=self._send,
             join=self._join,
             session_key=self.session_key if self.signed_in else None,
+            session_user_id=(
+                self.user.pk if self.user is not None and self.user.is_authenticated else None
+            ),
         )
         for extension in extensions.registered():
             try:

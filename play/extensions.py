@@ -37,6 +37,11 @@ class Connection:
     # The session the socket signed in with (None: anonymous): a resend after a
     # reconnect comes from the same session, on another connection.
     session_key: str | None = None
+    # The user the socket's session is signed in as, even when the connection watches as
+    # an anonymous spectator (`user` None: a shared screen, ?view=spectator): what must
+    # never reach that user (chat held from a seated player) must not reach their shared
+    # screen either. None for a session signed in as no one.
+    session_user_id: int | None = None
     # Each extension's own state for this connection, under its name.
     state: dict[str, Any] = field(default_factory=dict)
 

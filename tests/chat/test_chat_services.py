@@ -126,3 +126,31 @@ def test_the_embedded_ticker_runs_the_hourly_pruning_as_beat_would(db, make_user
     assert not ChatMessage.objects.exists()
     # Within the hour it does not run again (a tick is a quarter second).
     assert ticker.run_periodic_entries() == []
+
+
+@pytest.mark.django_db
+def test_held_from_is_the_one_rule_of_who_may_not_see_a_held_message(make_user) -> None:
+    # docs/protocol.md §17.3: held from the players it was withheld from and from anyone
+    # seated now, until released; never from its author or an anonymous watcher.
+    from tables.models import Seat
+
+    ann, carol, dave, erin = (make_user(n) for n in ("ann", "carol", "dave", "erin"))
+    table = tables.table_create(variant="classic", name="Общий")
+    Seat.objects.create(table=table, number=1, player=dave)  # sat down after it was written
+    message = ChatMessage.objects.create(
+        table=table,
+        author=carol,
+        text="Бери!",
+        shown="Бери!",
+        from_spectator=True,
+        held=True,
+        withheld_from=[ann.pk],
+    )
+    assert services.held_from(message, user_id=ann.pk)
+    assert services.held_from(message, user_id=dave.pk)
+    assert not services.held_from(message, user_id=erin.pk)  # a spectator
+    assert not services.held_from(message, user_id=carol.pk)  # its author
+    assert not services.held_from(message, user_id=None)  # an anonymous watcher
+    message.released_at = timezone.now()
+    assert not services.held_from(message, user_id=ann.pk)
+    assert not services.held_from(message, user_id=dave.pk)

@@ -221,7 +221,7 @@ async def test_quick_phrases_reach_each_viewer_in_their_own_language(classic):
     assert frame["message"]["reaction"] == "thumbs_up" and frame["message"]["text"] == "👍"
     unknown = await _say(a, phrase="nope")
     assert unknown["code"] == "bad_message"
-    assert unknown["message"] == "Такой быстрой фразы или реакции нет."
+    assert unknown["message"] == "Такой быстрой фразы нет."
     english.counter = 0
     refused = await _say(english, text="   ")
     assert refused["code"] == "chat_empty"
@@ -320,3 +320,88 @@ async def test_a_held_message_reaches_the_players_when_the_game_is_voided(classi
     assert frame["message"]["held"] is True
     for client in (a, c):
         await client.close()
+
+
+# --- a seated player's shared screen (?view=spectator) ----------------------------------------
+
+
+async def _screen(table_id: int, user: Any) -> TableClient:
+    """`user`'s view-only socket (classic's shared screen): anonymous, on their session."""
+    screen = await TableClient.open(table_id, user, query="view=spectator")
+    screen.history = {"messages": []}  # type: ignore[attr-defined]
+    for frame in await _frames_until_quiet(screen):
+        if frame["type"] == "chat_history":
+            screen.history = frame  # type: ignore[attr-defined]
+    return screen
+
+
+async def test_a_seated_players_shared_screen_is_held_from_like_the_player(classic):
+    # §17.3: the screen watches anonymously, but its session is ann's, who is seated:
+    # carol's coaching mid-deal must not reach it, live or in the history of a reopened
+    # one; it comes when the deal ends, marked held.
+    table, ann, _bob, carol, _dave = await classic()
+    screen = await _screen(table.pk, ann)
+    c = await _opened(table.pk, carol)
+    assert (await _say(c, text="Бери ещё!"))["type"] == "ack"
+    assert await _nothing_said(screen, "Бери ещё!")
+    reopened = await _screen(table.pk, ann)
+    assert all(m["text"] != "Бери ещё!" for m in reopened.history["messages"])
+    await database_sync_to_async(_end_the_deal)(table.pk)
+    frame = await screen.recv_until(_is_chat("Бери ещё!"))
+    assert frame["message"]["held"] is True
+    for client in (screen, reopened, c):
+        await client.close()
+
+
+async def test_a_truly_anonymous_watcher_gets_a_spectators_message_at_once(classic):
+    # §17.3: an anonymous watcher (no session user) is a spectator.
+    table, _ann, _bob, carol, _dave = await classic()
+    watcher = await _opened(table.pk)
+    c = await _opened(table.pk, carol)
+    assert (await _say(c, text="Бери ещё!"))["type"] == "ack"
+    frame = await watcher.recv_until(_is_chat("Бери ещё!"))
+    assert frame["message"]["held"] is False
+    for client in (watcher, c):
+        await client.close()
+
+
+# --- the fields of `chat` (§17.1) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"reaction": "good_luck"}, "Такой реакции нет."),
+        ({"phrase": "thumbs_up"}, "Такой быстрой фразы нет."),
+        (
+            {"text": "привет", "phrase": "thanks"},
+            'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".',
+        ),
+        (
+            {"phrase": "thanks", "reaction": "clap"},
+            'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".',
+        ),
+        ({}, 'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".'),
+        ({"text": 5}, 'Поле "text" должно быть строкой.'),
+    ],
+)
+async def test_a_chat_message_carries_exactly_one_known_field(classic, fields, message):
+    table, ann, *_ = await classic()
+    a = await _opened(table.pk, ann)
+    answer = await _say(a, **fields)
+    assert answer["type"] == "error" and answer["code"] == "bad_message"
+    assert answer["message"] == message
+    assert not await database_sync_to_async(ChatMessage.objects.exists)()
+    await a.close()
+
+
+@override_settings(CHAT_RATE_MESSAGES=2, CHAT_RATE_WINDOW_SECONDS=3600)
+async def test_refused_messages_count_against_the_rate_budget(classic):
+    # §17.1: "Refused messages count too": a flood of bad messages is limited as well.
+    table, ann, *_ = await classic()
+    a = await _opened(table.pk, ann)
+    assert (await _say(a, text="x" * 201))["code"] == "chat_too_long"
+    assert (await _say(a, phrase="nope"))["code"] == "bad_message"
+    answer = await _say(a, text="ok")
+    assert answer["type"] == "error" and answer["code"] == "rate_limited"
+    await a.close()
