@@ -88,7 +88,10 @@ def _target(data: Any) -> tuple[int | None, str | None]:
     player = data.get("player")
     message_id: int | None = None
     if raw_message not in (None, ""):
-        if isinstance(raw_message, bool):
+        # An integer, or its digits as a form sends them: not 1.9 read as message 1.
+        if isinstance(raw_message, bool | float) or (
+            isinstance(raw_message, str) and not raw_message.strip().isdigit()
+        ):
             raise ReportRefused("bad_message", _("Номер сообщения должен быть числом."))
         try:
             message_id = int(raw_message)

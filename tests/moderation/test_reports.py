@@ -189,6 +189,8 @@ def test_reporting_the_same_message_twice_files_one_report(conversation):
         ({"reason": "spam"}, 400, "bad_message"),
         ({"message": "abc", "reason": "spam"}, 400, "bad_message"),
         ({"message": True, "reason": "spam"}, 400, "bad_message"),
+        ({"message": 1.9, "reason": "spam"}, 400, "bad_message"),
+        ({"message": "1e3", "reason": "spam"}, 400, "bad_message"),
         ({"player": ["bob"], "reason": "spam"}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": "x" * 501}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": 5}, 400, "bad_message"),
