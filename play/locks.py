@@ -83,6 +83,8 @@ _TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
 
 _SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
 
+_GAME_FIELDS = [f.name for f in Game._meta.concrete_fields]
+
 
 def lock_table_version(table_id: int) -> int:
     """Lock the table's row and read its version alone (a command checked against the
@@ -99,6 +101,32 @@ def lock_table_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
     """The table's row locked, or None if another transaction holds it (the sweep moves on
     to the next table; `wait`: wait for it instead)."""
     return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
+
+
+def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
+    """The table locked with its host read (`lock_table_with_host`) and its game in play
+    locked (`playing_game`): one statement when a game is in play (a move's case), the
+    two of them otherwise. The table's row is locked first, as everywhere else: PostgreSQL
+    locks a joined row's parts in the order `FOR UPDATE OF` names them.
+
+    Waiting for the lock, the statement sees the latest version of both rows (READ
+    COMMITTED re-checks a locked row), but not a game begun meanwhile: then it finds none,
+    and the two statements of old, each with a fresh snapshot, find that game."""
+    game = (
+        Game.objects.select_for_update(of=("table", "self"))
+        .select_related("table__created_by")
+        .only(
+            *_GAME_FIELDS,
+            *(f"table__{name}" for name in _TABLE_FIELDS),
+            "table__created_by__username",
+        )
+        .filter(table_id=table_id, status=Game.Status.PLAYING)
+        .first()
+    )
+    if game is not None:
+        return game.table, game
+    table = lock_table_with_host(table_id)
+    return table, playing_game(table)
 
 
 def playing_game(table: Table) -> Game | None:

@@ -18,6 +18,7 @@ from play.lifecycle import deal, end_game, start_next, transition, waiting_for_s
 from play.locks import (
     latest_game,
     lock_table,
+    lock_table_and_game,
     lock_table_with_host,
     playing_game,
     read_seats,
@@ -140,8 +141,7 @@ def _act(
     checked_at: datetime.datetime | None,
 ) -> dict[str, Any]:
     """The move, in its caller's transaction (`game_act`)."""
-    table = lock_table_with_host(table.pk)
-    game = playing_game(table)
+    table, game = lock_table_and_game(table.pk)
     if (
         checked_at is not None
         and game is not None

@@ -20,10 +20,11 @@ from tables.models import Table
 from tests.play.live_helpers import playing, random_move, user_of
 
 # The consumer's look at the session (accounts.sessions.session_current), BEGIN, the
-# table locked, the game, the seats, the event, the game and the table saved, who is
-# connected, the command stored, COMMIT. No savepoint: the move runs in the command's
-# transaction (play.locks.service_transaction).
-QUERIES_PER_MOVE_WITHOUT_CHIPS = 12
+# table and its game locked in one statement (play.locks.lock_table_and_game), the
+# seats, the event, the game and the table saved, who is connected, the command stored,
+# COMMIT. No savepoint: the move runs in the command's transaction
+# (play.locks.service_transaction).
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 11
 
 
 @pytest.mark.django_db(transaction=True)
@@ -74,7 +75,9 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
         sql = everything[: everything.index("COMMIT") + 1]
         reads = [q for q in sql if q.startswith("SELECT")]
         assert sum('FROM "tables_seat"' in q for q in reads) == 1, sql
-        assert sum('FROM "tables_table"' in q for q in reads) == 1, sql  # the locked read
+        # The locked read of the table, its host and its game: one statement.
+        assert sum('"tables_table"' in q for q in reads) == 1, sql
+        assert sum('FROM "tables_game"' in q for q in reads) == 1, sql
         if not any("accounts_ledgerentry" in q for q in sql):
             budgets.append(len(sql))
     assert budgets and max(budgets) <= QUERIES_PER_MOVE_WITHOUT_CHIPS, budgets
