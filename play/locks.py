@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from play.models import Game
+from play.selectors import seat_presence, seats_connected
 from tables.models import Seat, Table
 
 
@@ -157,13 +158,23 @@ def read_seats(table: Table) -> list[Seat]:
     follows (its own seat, the next decision's, every frame): seat rows change only under
     that lock, and a step that changes them keeps the list true (`end_game`) or has it
     read again (`forget_seats`, `start_next`). Three reads of the same rows were a sixth of a
-    move's queries."""
+    move's queries.
+
+    Each seat comes with whether its player is connected (`selectors.seat_presence`), in
+    the same statement, for the frames the command ends with (`viewing.frames_on_commit`):
+    that was a statement of its own in every move. Presence rows are not written under
+    the table's lock, so read now or at the command's end, a few milliseconds later, they
+    race the same way with a socket that opens or closes meanwhile, whose own presence
+    frame follows its commit."""
+    at = now()
     seats = list(
         table.seats.select_related("player")
         .only(*_SEAT_FIELDS, "player__username")
+        .annotate(**seat_presence(at))
         .order_by("number")
     )
     table._seats_read = seats  # type: ignore[attr-defined]
+    table._seats_read_at = at  # type: ignore[attr-defined]
     return seats
 
 
@@ -176,3 +187,14 @@ def seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:
 def forget_seats(table: Table) -> None:
     """Seat rows of `table` were written: the next `table_seats` reads them again."""
     table.__dict__.pop("_seats_read", None)
+    table.__dict__.pop("_seats_read_at", None)
+
+
+def seats_read_connected(table: Table) -> set[int] | None:
+    """Which seated players are connected, as read with the seats under the table's lock
+    (`read_seats`); None when the seats were not read so (or were read again since)."""
+    seats: list[Seat] | None = getattr(table, "_seats_read", None)
+    at: datetime.datetime | None = getattr(table, "_seats_read_at", None)
+    if seats is None or at is None:
+        return None
+    return seats_connected(table, seats, at)

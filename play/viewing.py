@@ -10,7 +10,7 @@ from django.db import transaction
 from games import engine
 from play import broadcast, locks
 from play.frames import epoch_ms, frame
-from play.locks import latest_game, table_seats
+from play.locks import latest_game, seats_read_connected, table_seats
 from play.models import Game, GameEvent
 from play.selectors import connected_users
 from tables.models import Table
@@ -20,7 +20,7 @@ def frames_on_commit(table: Table, game: Game | None, events: list[dict[str, Any
     """A new table version: save it and, once committed, send each viewer its frame."""
     table.version += 1
     table.save(update_fields=["version", "next_game_at"])
-    common = _viewing(table, game)
+    common = _viewing(table, game, connected=seats_read_connected(table))
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)
         for s in common["seats"]

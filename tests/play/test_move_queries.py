@@ -21,10 +21,10 @@ from tests.play.live_helpers import playing, random_move, user_of
 
 # The consumer's look at the session (accounts.sessions.session_current), BEGIN, the
 # table and its game locked in one statement (play.locks.lock_table_and_game), the
-# seats, the event, the game and the table saved, who is connected, the command stored,
-# COMMIT. No savepoint: the move runs in the command's transaction
-# (play.locks.service_transaction).
-QUERIES_PER_MOVE_WITHOUT_CHIPS = 11
+# seats with who of their players is connected (play.locks.read_seats), the event, the
+# game and the table saved, the command stored, COMMIT. No savepoint: the move runs in
+# the command's transaction (play.locks.service_transaction).
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 10
 
 
 @pytest.mark.django_db(transaction=True)
@@ -78,6 +78,8 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
         # The locked read of the table, its host and its game: one statement.
         assert sum('"tables_table"' in q for q in reads) == 1, sql
         assert sum('FROM "tables_game"' in q for q in reads) == 1, sql
+        # Who is connected: read with the seats, not in a statement of its own.
+        assert not any(q.startswith('SELECT "tables_presence"') for q in reads), sql
         if not any("accounts_ledgerentry" in q for q in sql):
             budgets.append(len(sql))
     assert budgets and max(budgets) <= QUERIES_PER_MOVE_WITHOUT_CHIPS, budgets
