@@ -102,8 +102,13 @@ def deal_due(table_id: int, now: datetime.datetime) -> int:
         except PlayError:  # the players it was announced for have gone
             table.pending = None
             table.deal_at = None
-            table.save(update_fields=["pending", "deal_at"])
-            frames_on_commit(table, latest_game(table), [{"type": "waiting_for_players"}])
+            frames_on_commit(
+                table,
+                latest_game(table),
+                [{"type": "waiting_for_players"}],
+                saving=["pending", "deal_at"],
+                latest_known=True,
+            )
             return 0
         return 1
 

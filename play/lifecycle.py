@@ -118,9 +118,14 @@ def start_next(table: Table, now: datetime.datetime) -> Game | None:
     forget_seats(table)
     if settings.CLIENT_SEED_SECONDS <= 0 or not waiting_for_seeds(table):
         return deal(table, now)
-    table.save(update_fields=["pending", "deal_at", "next_game_at"])
     announce = {"type": "shuffle_commit", "game": number, "commitment": table.pending["commitment"]}
-    frames_on_commit(table, latest_game(table), [{**announce, "context": context}])
+    frames_on_commit(
+        table,
+        latest_game(table),
+        [{**announce, "context": context}],
+        saving=["pending", "deal_at"],
+        latest_known=True,
+    )
     return None
 
 
@@ -209,9 +214,9 @@ def deal(table: Table, now: datetime.datetime) -> Game:
     )
     GameEvent.objects.create(game=game, version=state["version"], action=None, events=events)
     table.next_game_at = None
-    table.save(update_fields=["pending", "deal_at", "next_game_at"])
     _after(table, game, now)
-    frames_on_commit(table, game, [game_start_event(game), *events])
+    # The table's pending game, now dealt, is saved with its version.
+    frames_on_commit(table, game, [game_start_event(game), *events], saving=["pending", "deal_at"])
     table_changed_on_commit(table)
     return game
 

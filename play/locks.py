@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from play.models import Game
+from play.selectors import seat_presence, seats_connected
 from tables.models import Seat, Table
 
 
@@ -83,6 +84,8 @@ _TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
 
 _SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
 
+_GAME_FIELDS = [f.name for f in Game._meta.concrete_fields]
+
 
 def lock_table_version(table_id: int) -> int:
     """Lock the table's row and read its version alone (a command checked against the
@@ -99,6 +102,32 @@ def lock_table_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
     """The table's row locked, or None if another transaction holds it (the sweep moves on
     to the next table; `wait`: wait for it instead)."""
     return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
+
+
+def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
+    """The table locked with its host read (`lock_table_with_host`) and its game in play
+    locked (`playing_game`): one statement when a game is in play (a move's case), the
+    two of them otherwise. The table's row is locked first, as everywhere else: PostgreSQL
+    locks a joined row's parts in the order `FOR UPDATE OF` names them.
+
+    Waiting for the lock, the statement sees the latest version of both rows (READ
+    COMMITTED re-checks a locked row), but not a game begun meanwhile: then it finds none,
+    and the two statements of old, each with a fresh snapshot, find that game."""
+    game = (
+        Game.objects.select_for_update(of=("table", "self"))
+        .select_related("table__created_by")
+        .only(
+            *_GAME_FIELDS,
+            *(f"table__{name}" for name in _TABLE_FIELDS),
+            "table__created_by__username",
+        )
+        .filter(table_id=table_id, status=Game.Status.PLAYING)
+        .first()
+    )
+    if game is not None:
+        return game.table, game
+    table = lock_table_with_host(table_id)
+    return table, playing_game(table)
 
 
 def playing_game(table: Table) -> Game | None:
@@ -129,13 +158,23 @@ def read_seats(table: Table) -> list[Seat]:
     follows (its own seat, the next decision's, every frame): seat rows change only under
     that lock, and a step that changes them keeps the list true (`end_game`) or has it
     read again (`forget_seats`, `start_next`). Three reads of the same rows were a sixth of a
-    move's queries."""
+    move's queries.
+
+    Each seat comes with whether its player is connected (`selectors.seat_presence`), in
+    the same statement, for the frames the command ends with (`viewing.frames_on_commit`):
+    that was a statement of its own in every move. Presence rows are not written under
+    the table's lock, so read now or at the command's end, a few milliseconds later, they
+    race the same way with a socket that opens or closes meanwhile, whose own presence
+    frame follows its commit."""
+    at = now()
     seats = list(
         table.seats.select_related("player")
         .only(*_SEAT_FIELDS, "player__username")
+        .annotate(**seat_presence(at))
         .order_by("number")
     )
     table._seats_read = seats  # type: ignore[attr-defined]
+    table._seats_read_at = at  # type: ignore[attr-defined]
     return seats
 
 
@@ -148,3 +187,14 @@ def seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:
 def forget_seats(table: Table) -> None:
     """Seat rows of `table` were written: the next `table_seats` reads them again."""
     table.__dict__.pop("_seats_read", None)
+    table.__dict__.pop("_seats_read_at", None)
+
+
+def seats_read_connected(table: Table) -> set[int] | None:
+    """Which seated players are connected, as read with the seats under the table's lock
+    (`read_seats`); None when the seats were not read so (or were read again since)."""
+    seats: list[Seat] | None = getattr(table, "_seats_read", None)
+    at: datetime.datetime | None = getattr(table, "_seats_read_at", None)
+    if seats is None or at is None:
+        return None
+    return seats_connected(table, seats, at)

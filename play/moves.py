@@ -18,6 +18,7 @@ from play.lifecycle import deal, end_game, start_next, transition, waiting_for_s
 from play.locks import (
     latest_game,
     lock_table,
+    lock_table_and_game,
     lock_table_with_host,
     playing_game,
     read_seats,
@@ -53,10 +54,16 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
     return start_next(table, locks.now())
 
 
-@transaction.atomic
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
-    every player has given one, the cards are dealt."""
+    every player has given one, the cards are dealt. Run as a client's command, in the
+    command's transaction without a savepoint of its own, as a move
+    (`locks.service_transaction`): it refuses before it writes anything."""
+    with service_transaction():
+        return _client_seed_give(table, player, seed)
+
+
+def _client_seed_give(table: Table, player: Any, seed: str) -> dict[str, Any]:
     table = lock_table_with_host(table.pk)
     pending = table.pending
     seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
@@ -73,18 +80,23 @@ def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
         raise PlayError("seed_given", _("Ваш ключ для этой игры уже принят."))
     pending["client_seeds"][seat.seat_id] = seed
     table.pending = pending
-    table.save(update_fields=["pending"])
     if not waiting_for_seeds(table):
         try:
             with transaction.atomic():
-                deal(table, locks.now())
+                deal(table, locks.now())  # saves the table (its pending game dealt)
             return {"game": pending["number"]}
         except PlayError:
             # The players it was announced for are not all here any more: the seed is
             # kept, and the sweep settles the announcement at deal_at.
             table.pending = pending
             table.deal_at = Table.objects.values_list("deal_at", flat=True).get(pk=table.pk)
-    frames_on_commit(table, latest_game(table), [{"type": "client_seed", "seat": seat.seat_id}])
+    frames_on_commit(
+        table,
+        latest_game(table),
+        [{"type": "client_seed", "seat": seat.seat_id}],
+        saving=["pending"],
+        latest_known=True,
+    )
     return {"game": pending["number"]}
 
 
@@ -140,8 +152,7 @@ def _act(
     checked_at: datetime.datetime | None,
 ) -> dict[str, Any]:
     """The move, in its caller's transaction (`game_act`)."""
-    table = lock_table_with_host(table.pk)
-    game = playing_game(table)
+    table, game = lock_table_and_game(table.pk)
     if (
         checked_at is not None
         and game is not None

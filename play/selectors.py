@@ -8,10 +8,9 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.db.models.expressions import RawSQL
 
-from play.locks import seconds
 from play.models import Game, Presence
 from tables.models import Table
 
@@ -45,7 +44,7 @@ def last_beats(rows: list[tuple[Any, ...]]) -> dict[str, float]:
 
 def connected_users(table: Table, now: datetime.datetime) -> set[int]:
     """The users with a live connection at `table`."""
-    cutoff = now - seconds(PRESENCE_TTL_SECONDS)
+    cutoff = now - datetime.timedelta(seconds=PRESENCE_TTL_SECONDS)
     rows = list(
         Presence.objects.filter(table=table).values_list("channel_name", "user_id", "seen_at")
     )
@@ -56,6 +55,29 @@ def connected_users(table: Table, now: datetime.datetime) -> set[int]:
         for channel, user_id, seen_at in rows
         if seen_at >= cutoff or beats.get(channel, 0.0) >= cutoff.timestamp()
     }
+
+
+def seat_presence(now: datetime.datetime) -> dict[str, Exists]:
+    """Annotations for a table's seats, read with them in one statement: whether the
+    seat's player has a presence row there that is young enough to count without its
+    beat (`present_now`), and whether one aged past the TTL (`present_aged`), whose beat
+    in the cache decides (`seats_connected`)."""
+    cutoff = now - datetime.timedelta(seconds=PRESENCE_TTL_SECONDS)
+    rows = Presence.objects.filter(table_id=OuterRef("table_id"), user_id=OuterRef("player_id"))
+    return {
+        "present_now": Exists(rows.filter(seen_at__gte=cutoff)),
+        "present_aged": Exists(rows.filter(seen_at__lt=cutoff)),
+    }
+
+
+def seats_connected(table: Table, seats: list[Any], now: datetime.datetime) -> set[int]:
+    """`connected_users` as far as the frames use it (which seated players are
+    connected), from seats read with `seat_presence`. A player whose only rows have aged
+    past the TTL (their beats are in the cache, copied to the rows by the sweep) has the
+    table's rows read as `connected_users` reads them."""
+    if any(s.present_aged and not s.present_now for s in seats if s.player_id is not None):
+        return connected_users(table, now)
+    return {s.player_id for s in seats if s.player_id is not None and s.present_now}
 
 
 def games_played_by(user: Any) -> QuerySet[Game]:

@@ -3,6 +3,7 @@ built once the change has committed and broadcast to the table's group."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
@@ -10,17 +11,28 @@ from django.db import transaction
 from games import engine
 from play import broadcast, locks
 from play.frames import epoch_ms, frame
-from play.locks import latest_game, table_seats
+from play.locks import latest_game, seats_read_connected, table_seats
 from play.models import Game, GameEvent
 from play.selectors import connected_users
 from tables.models import Table
 
 
-def frames_on_commit(table: Table, game: Game | None, events: list[dict[str, Any]]) -> None:
-    """A new table version: save it and, once committed, send each viewer its frame."""
+def frames_on_commit(
+    table: Table,
+    game: Game | None,
+    events: list[dict[str, Any]],
+    *,
+    saving: Sequence[str] = (),
+    latest_known: bool = False,
+) -> None:
+    """A new table version: save it and, once committed, send each viewer its frame.
+    `saving`: more of the table's columns that the change wrote, saved in the same
+    statement as its version (a statement of their own each was a round trip more).
+    `latest_known`: `game` is the table's latest game, None when it has had none yet
+    (not looked for again)."""
     table.version += 1
-    table.save(update_fields=["version", "next_game_at"])
-    common = _viewing(table, game)
+    table.save(update_fields=["version", "next_game_at", *saving])
+    common = _viewing(table, game, connected=seats_read_connected(table), game_known=latest_known)
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)
         for s in common["seats"]
@@ -32,15 +44,20 @@ def frames_on_commit(table: Table, game: Game | None, events: list[dict[str, Any
 
 
 def _viewing(
-    table: Table, game: Game | None = None, *, connected: set[int] | None = None
+    table: Table,
+    game: Game | None = None,
+    *,
+    connected: set[int] | None = None,
+    game_known: bool = False,
 ) -> dict[str, Any]:
     """What every frame of the table is built from: its seats, who is connected, and the
-    game shown — the one in play or, between games, the last (the latest number)."""
+    game shown — the one in play or, between games, the last (the latest number);
+    `game_known`: `game` is that game, None when the table has had none yet."""
     return {
         "table": table,
         "seats": table_seats(table),
         "connected": connected if connected is not None else connected_users(table, locks.now()),
-        "game": game if game is not None else latest_game(table),
+        "game": game if game is not None or game_known else latest_game(table),
     }
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from games import engine
-from play import moves, presence, seating, selectors, sweep
+from play import locks, moves, presence, seating, selectors, sweep
 from play.models import Presence
 from tables import services
 from tables.models import Seat
@@ -165,3 +165,30 @@ async def test_a_frame_to_a_client_that_just_closed_does_not_kill_the_consumer(c
     consumer.base_send = broken
     with pytest.raises(RuntimeError):  # anything else still surfaces
         await consumer.send(text_data='{"type": "presence"}')
+
+
+def test_who_is_connected_read_with_the_seats_agrees_with_the_presence_rows(db, make_user):
+    """A move reads its seats' presence in the same statement as the seats
+    (play.locks.read_seats): a fresh row counts, a row aged past the TTL counts only while
+    its connection beats in the cache, as `connected_users` says."""
+    users = [make_user(f"c{i}") for i in range(4)]
+    table = services.table_create(variant="banker36", name="C", stake=10, entry_limit=100)
+    for user in users:
+        seating.seat_take(table=table, player=user)
+    fresh, aged_beating, aged_silent, _absent = users
+    for user in (fresh, aged_beating, aged_silent):
+        presence.presence_join(table=table, user=user, channel_name=f"tab-{user.pk}")
+    for user in (aged_beating, aged_silent):
+        _age(f"tab-{user.pk}", selectors.PRESENCE_TTL_SECONDS + 5)
+    presence.presence_touch(channel_name=f"tab-{aged_beating.pk}")
+    now = timezone.now()
+    expected = {fresh.pk, aged_beating.pk}
+    assert selectors.connected_users(table, now) == expected
+    locks.read_seats(table)
+    assert locks.seats_read_connected(table) == expected
+    _age(f"tab-{aged_beating.pk}", 0)  # the sweep copied its beat: no aged row is left
+    _age(f"tab-{aged_silent.pk}", 0)
+    locks.read_seats(table)
+    assert locks.seats_read_connected(table) == {fresh.pk, aged_beating.pk, aged_silent.pk}
+    locks.forget_seats(table)
+    assert locks.seats_read_connected(table) is None

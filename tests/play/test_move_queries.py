@@ -20,10 +20,11 @@ from tables.models import Table
 from tests.play.live_helpers import playing, random_move, user_of
 
 # The consumer's look at the session (accounts.sessions.session_current), BEGIN, the
-# table locked, the game, the seats, the event, the game and the table saved, who is
-# connected, the command stored, COMMIT. No savepoint: the move runs in the command's
-# transaction (play.locks.service_transaction).
-QUERIES_PER_MOVE_WITHOUT_CHIPS = 12
+# table and its game locked in one statement (play.locks.lock_table_and_game), the
+# seats with who of their players is connected (play.locks.read_seats), the event, the
+# game and the table saved, the command stored, COMMIT. No savepoint: the move runs in
+# the command's transaction (play.locks.service_transaction).
+QUERIES_PER_MOVE_WITHOUT_CHIPS = 10
 
 
 @pytest.mark.django_db(transaction=True)
@@ -74,7 +75,59 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
         sql = everything[: everything.index("COMMIT") + 1]
         reads = [q for q in sql if q.startswith("SELECT")]
         assert sum('FROM "tables_seat"' in q for q in reads) == 1, sql
-        assert sum('FROM "tables_table"' in q for q in reads) == 1, sql  # the locked read
+        # The locked read of the table, its host and its game: one statement.
+        assert sum('"tables_table"' in q for q in reads) == 1, sql
+        assert sum('FROM "tables_game"' in q for q in reads) == 1, sql
+        # Who is connected: read with the seats, not in a statement of its own.
+        assert not any(q.startswith('SELECT "tables_presence"') for q in reads), sql
         if not any("accounts_ledgerentry" in q for q in sql):
             budgets.append(len(sql))
     assert budgets and max(budgets) <= QUERIES_PER_MOVE_WITHOUT_CHIPS, budgets
+
+
+# A client seed, as a consumer runs it (command_run → client_seed_give): the session
+# check, BEGIN, the table locked with its host, the seats with who is connected, the
+# game shown (the latest), the table saved (the seeds given with the version), the
+# command stored, COMMIT — no savepoint of its own (play.locks.service_transaction). It
+# was 13: a savepoint (two), the seeds and the version saved apart, who is connected, and
+# the latest game looked for twice at a table that had none yet.
+QUERIES_PER_CLIENT_SEED = 8
+# The last seed deals, in a savepoint (a deal the players have left is refused and the
+# seed kept): the wallets locked, the last game (twice), the game and its first event
+# inserted, the stakes moved into escrow through the ledger (here 12 statements, two
+# savepoints of its own), the game saved and the table saved once (its dealt seeds with
+# its version: it was three saves of the table and a savepoint more; 32 then).
+QUERIES_PER_LAST_CLIENT_SEED = 27
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_client_seed_and_the_deal_keep_to_their_query_budget(make_user, settings):
+    settings.CLIENT_SEED_SECONDS = 30
+    users = [make_user(f"s{i}") for i in range(4)]
+    session_keys = {}
+    for user in users:
+        browser = Client()
+        browser.force_login(user)
+        session_keys[user.pk] = browser.session.session_key
+    table = services.table_create(variant="banker36", name="S", stake=10, entry_limit=100)
+    for user in users:
+        seating.seat_take(table=table, player=user)
+        presence.presence_join(table=table, user=user, channel_name=f"seed-{user.pk}")
+    assert moves.game_start(table=table, by=make_user("host", is_staff=True)) is None
+    counts = []
+    for number, user in enumerate(users):
+        by_id = Table(pk=table.pk)
+
+        def give(by_id=by_id, user=user, number=number):
+            return moves.client_seed_give(table=by_id, player=user, seed=f"seed-{number}")
+
+        with CaptureQueriesContext(connection) as queries:
+            assert session_current(session_key=session_keys[user.pk], user=user)
+            commands.command_run(
+                user=user, table=by_id, client_id=f"seed-{number}", run=give, plays_overdue=True
+            )
+        everything = [q["sql"] for q in queries.captured_queries]
+        counts.append(len(everything[: everything.index("COMMIT") + 1]))
+    assert playing(table) is not None
+    assert max(counts[:-1]) <= QUERIES_PER_CLIENT_SEED, counts
+    assert counts[-1] <= QUERIES_PER_LAST_CLIENT_SEED, counts
