@@ -36,14 +36,23 @@ _swept_at = float("-inf")
 _periodic_ran_at: dict[str, float] = {}
 
 
+def beat_task(name: str) -> Any:
+    """The Celery task registered as `name`. A web process never starts a worker, which
+    is what imports the apps' task modules (config/celery.py's autodiscover_tasks), so
+    they are imported here first (once: Python keeps them)."""
+    from celery import current_app
+
+    if name not in current_app.tasks:
+        current_app.loader.import_default_modules()
+    return current_app.tasks[name]
+
+
 def run_periodic_entries() -> list[str]:
     """Run, in this thread, each entry of settings.CELERY_BEAT_SCHEDULE whose schedule is a
     period in seconds and which has not run for that long — the first tick runs them all,
     as beat does when it starts. The deadline sweep's entry has a schedule of its own and
     is this ticker's main work. Tasks are found by name in the Celery app, so live play
     imports none of the apps that declare them. Returns the names of the tasks run."""
-    from celery import current_app
-
     ran = []
     for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
         period = entry.get("schedule")
@@ -53,7 +62,7 @@ def run_periodic_entries() -> list[str]:
             continue
         _periodic_ran_at[name] = time.monotonic()
         try:
-            current_app.tasks[entry["task"]].apply(
+            beat_task(entry["task"]).apply(
                 args=entry.get("args", ()), kwargs=entry.get("kwargs", {})
             )
             ran.append(entry["task"])

@@ -154,3 +154,23 @@ def test_held_from_is_the_one_rule_of_who_may_not_see_a_held_message(make_user) 
     message.released_at = timezone.now()
     assert not services.held_from(message, user_id=ann.pk)
     assert not services.held_from(message, user_id=dave.pk)
+
+
+def test_the_ticker_finds_beats_tasks_in_a_web_process_that_never_imported_them() -> None:
+    """In a fresh interpreter, as in daphne: nothing has imported chat.tasks (a worker's
+    start is what autodiscovers them), yet the ticker's periodic entry runs."""
+    import subprocess
+    import sys
+
+    script = (
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); "
+        "django.setup(); import sys; "
+        "assert 'chat.tasks' not in sys.modules; "
+        "from play.ticker import beat_task; "
+        "print(beat_task('chat.tasks.chat_prune').name)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "chat.tasks.chat_prune"
