@@ -332,7 +332,10 @@ def test_two_sweepers_at_once_apply_every_due_timeout_exactly_once(postgres, mak
         assert conservation_holds()
         games = [g for g in games if g.status == Game.Status.PLAYING]
         tables = [t for t in tables if any(g.table_id == t.pk for g in games)]
-        assert len(games) >= 8  # the classic matches, at least, go on
+        # Something is left to sweep in the next round. Not "the 8 classic matches": a
+        # 5-round match can end within three timeouts when naturals settle rounds by
+        # themselves (seen once in CI: 7 of 8 left), which the deal's seed decides.
+        assert games, "every game ended: nothing left for the next round's sweepers"
 
 
 # --- chips at one table at a time ------------------------------------------------------
