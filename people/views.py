@@ -84,33 +84,32 @@ def _readable_body(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
 
     @functools.wraps(view)
     def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.content_type == "application/json":
-            try:
-                body = json.loads(request.body or b"{}")
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
-                return JsonResponse(
-                    {
-                        "error": {
-                            "code": "bad_json",
-                            "message": _("Тело запроса — не объект JSON."),
-                        }
-                    },
-                    status=400,
-                )
+        if request.content_type == "application/json" and _json_object(request) is None:
+            return JsonResponse(
+                {"error": {"code": "bad_json", "message": _("Тело запроса — не объект JSON.")}},
+                status=400,
+            )
         return view(request, *args, **kwargs)
 
     return checked
 
 
-def _fields(request: HttpRequest) -> dict[str, Any]:
-    if request.content_type == "application/json":
+def _json_object(request: HttpRequest) -> dict[str, Any] | None:
+    """The JSON post's body if it is an object, else None; parsed once per request (the
+    check of `_readable_body` and the view's `_fields` read the same)."""
+    if "_json_object" not in request.__dict__:
         try:
             body = json.loads(request.body or b"{}")
         except ValueError:
-            return {}
-        return body if isinstance(body, dict) else {}
+            body = None
+        request.__dict__["_json_object"] = body if isinstance(body, dict) else None
+    parsed: dict[str, Any] | None = request.__dict__["_json_object"]
+    return parsed
+
+
+def _fields(request: HttpRequest) -> dict[str, Any]:
+    if request.content_type == "application/json":
+        return _json_object(request) or {}
     return dict(request.POST.items())
 
 
