@@ -14,6 +14,7 @@ from django.db.models import Sum
 from django.utils.translation import gettext as _
 
 from accounts.models import Account, LedgerEntry, User
+from lib.prepared import PreparedQuery, insert, update_fields
 
 WELCOME_GRANT_CHIPS = 10_000
 GRANTS_ACCOUNT_CODE = "grants"
@@ -58,15 +59,30 @@ def grants_account() -> Account:
 
 def escrow_account(code: str) -> Account:
     """An escrow account for stakes in play, e.g. escrow_account("escrow:round:42")."""
-    account, _created = Account.objects.get_or_create(
-        code=code, defaults={"kind": Account.Kind.ESCROW}
-    )
+    account = _ACCOUNT_BY_CODE.first(code=code)
+    if account is None:  # as get_or_create makes it, without its read again
+        try:
+            with transaction.atomic():
+                account = insert(Account(code=code, kind=Account.Kind.ESCROW))
+        except IntegrityError:  # made meanwhile by another transaction
+            account = _ACCOUNT_BY_CODE.first(code=code)
+            assert account is not None
     if account.kind != Account.Kind.ESCROW:
         raise ValueError(f"account {code!r} exists and is not an escrow account")
     return account
 
 
 # --- the transfer ----------------------------------------------------------------------
+
+# The ledger's statements, run with every move that stakes or pays chips: compiled once
+# (lib.prepared).
+_ACCOUNT_BY_CODE = PreparedQuery(lambda code: Account.objects.filter(code=code).order_by("pk")[:1])
+_TWO_ACCOUNTS_LOCKED = PreparedQuery(
+    lambda low, high: Account.objects.select_for_update().filter(pk__in=[low, high]).order_by("pk")
+)
+_ENTRY_BY_KEY = PreparedQuery(
+    lambda key: LedgerEntry.objects.filter(idempotency_key=key).order_by("pk")[:1]
+)
 
 
 def _same_movement(
@@ -83,7 +99,7 @@ def _same_movement(
 def _replay(
     key: str, source: Account, destination: Account, amount: int, reason: str
 ) -> LedgerEntry | None:
-    entry = LedgerEntry.objects.filter(idempotency_key=key).first()
+    entry = _ENTRY_BY_KEY.first(key=key)
     if entry is None:
         return None
     if not _same_movement(entry, source, destination, amount, reason):
@@ -125,12 +141,8 @@ def chips_transfer(
         with transaction.atomic():
             # Lock both rows in primary-key order, so that two opposite transfers
             # between the same accounts cannot deadlock.
-            locked = {
-                a.pk: a
-                for a in Account.objects.select_for_update()
-                .filter(pk__in=[source.pk, destination.pk])
-                .order_by("pk")
-            }
+            low, high = sorted((source.pk, destination.pk))
+            locked = {a.pk: a for a in _TWO_ACCOUNTS_LOCKED.all(low=low, high=high)}
             src, dst = locked[source.pk], locked[destination.pk]
 
             # Checked under the locks: a concurrent call with the same key and accounts
@@ -147,9 +159,9 @@ def chips_transfer(
 
             src.balance -= amount
             dst.balance += amount
-            Account.objects.filter(pk=src.pk).update(balance=src.balance)
-            Account.objects.filter(pk=dst.pk).update(balance=dst.balance)
-            entry = LedgerEntry.objects.create(
+            update_fields(src, ["balance"])
+            update_fields(dst, ["balance"])
+            entry = LedgerEntry(
                 source=src,
                 destination=dst,
                 amount=amount,
@@ -162,6 +174,7 @@ def chips_transfer(
                 destination_balance_after=dst.balance,
                 created_by=created_by,
             )
+            insert(entry)
     except IntegrityError:
         # The same key was committed concurrently for other accounts (so our locks did
         # not serialise us): everything above rolled back; answer as a replay would.

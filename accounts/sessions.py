@@ -20,11 +20,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
-from django.db.models import Subquery
+from django.db.models import QuerySet, Subquery
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from lib.group_send import group_send_from_sync
+from lib.prepared import PreparedQuery
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,23 @@ def session_digest(session_key: str | None) -> str:
     return hashlib.sha256((session_key or "").encode()).hexdigest()
 
 
+def _session_with_user(session_key: str, now: Any, user_id: int) -> QuerySet[Any]:
+    users = get_user_model()._default_manager.filter(pk=user_id)
+    return (
+        Session.objects.filter(session_key=session_key, expire_date__gt=now)
+        .annotate(
+            password=Subquery(users.values("password")[:1]),
+            active=Subquery(users.values("is_active")[:1]),
+        )
+        .values_list("session_data", "password", "active")
+        .order_by("pk")[:1]
+    )
+
+
+# Every command of a socket asks it (play.consumers): compiled once (lib.prepared).
+_SESSION_WITH_USER = PreparedQuery(_session_with_user)
+
+
 def session_current(*, session_key: str | None, user: Any) -> bool:
     """The session still exists, unexpired, signs `user` in, and was signed with their
     current password (the session's `_auth_user_hash` against the user's
@@ -54,23 +72,15 @@ def session_current(*, session_key: str | None, user: Any) -> bool:
     password and active flag read in the same statement."""
     if not session_key or user is None or not user.is_authenticated:
         return False
-    users = get_user_model()._default_manager.filter(pk=user.pk)
     if settings.SESSION_ENGINE == _DATABASE_SESSIONS:
-        row = (
-            Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now())
-            .annotate(
-                password=Subquery(users.values("password")[:1]),
-                active=Subquery(users.values("is_active")[:1]),
-            )
-            .values_list("session_data", "password", "active")
-            .first()
-        )
+        row = _SESSION_WITH_USER.first(session_key=session_key, now=timezone.now(), user_id=user.pk)
         if row is None:
             return False
         encoded, password, active = row
         keys = (settings.SECRET_KEY, tuple(settings.SECRET_KEY_FALLBACKS))
         return bool(active) and password is not None and _signs_in(encoded, password, user.pk, keys)
     # Another session engine: its own read, then the user's.
+    users = get_user_model()._default_manager.filter(pk=user.pk)
     data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
     found = users.values_list("password", "is_active").first()
     password, active = found if found is not None else (None, False)

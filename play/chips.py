@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from accounts.models import Account, LedgerEntry
 from accounts.services import ChipsError, chips_transfer, escrow_account, wallet_for
 from games import engine
+from lib.prepared import PreparedQuery
 from play.errors import PlayError
 from play.locks import table_seats
 from play.models import Game
@@ -40,6 +41,14 @@ def _wallets(seats: list[Seat], *, lock: bool) -> dict[int, Account]:
     return found
 
 
+# Read for every seat whose chips a move stakes or pays: compiled once (lib.prepared).
+_WALLET = PreparedQuery(
+    lambda user_id: Account.objects.filter(owner_id=user_id, kind=Account.Kind.PLAYER).order_by(
+        "pk"
+    )[:1]
+)
+
+
 def chips_sync(game: Game, *, void: bool) -> None:
     """Keep the game's escrow equal to the chips in play, through the one ledger function.
 
@@ -66,7 +75,9 @@ def chips_sync(game: Game, *, void: bool) -> None:
             escrow = escrow_account(f"escrow:game:{game.pk}")
         entry = game.player_entry(sid)
         assert entry is not None and entry["user"] is not None
-        wallet = Account.objects.get(owner_id=entry["user"], kind=Account.Kind.PLAYER)
+        wallet = _WALLET.first(user_id=entry["user"])
+        if wallet is None:
+            raise Account.DoesNotExist(f"no wallet of user {entry['user']}")
         key = f"game:{game.pk}:v{state['version']}:{sid}" + (":void" if void else "")
         common = {"idempotency_key": key, "round_ref": f"game:{game.pk}", "game": game}
         try:

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from lib.prepared import insert
 from play import locks
 from play.clocks import apply_due_if_any, swept
 from play.errors import PlayError
@@ -67,8 +68,8 @@ def command_once(
                 # No savepoint (a round trip each way): a duplicate id abandons the whole
                 # transaction anyway (_Repeat rolls it back).
                 with transaction.atomic(savepoint=False):
-                    ClientCommand.objects.create(
-                        user=user, table=table, client_id=client_id, outcome=outcome
+                    insert(
+                        ClientCommand(user=user, table=table, client_id=client_id, outcome=outcome)
                     )
             except IntegrityError:
                 # The same id from another tab won the race; its outcome is the answer,

@@ -25,6 +25,7 @@ from games import fairness as fair
 from games.errors import RulesError
 from games.record import replay
 from games.shuffle import fresh_seed
+from lib.prepared import insert, update_fields
 from play.chips import chips_sync, eligible_seats, eligible_with_wallets
 from play.errors import PlayError
 from play.locks import forget_seats, latest_game, playing_game, seat_row, seconds, table_seats
@@ -212,7 +213,7 @@ def deal(table: Table, now: datetime.datetime) -> Game:
         commitment=pending["commitment"],
         carry={k: v for k, v in carry.items() if k in {p["id"] for p in players}},
     )
-    GameEvent.objects.create(game=game, version=state["version"], action=None, events=events)
+    insert(GameEvent(game=game, version=state["version"], action=None, events=events))
     table.next_game_at = None
     _after(table, game, now)
     # The table's pending game, now dealt, is saved with its version.
@@ -231,7 +232,8 @@ def transition(
         raise PlayError(error.code, _rules_message(error, game)) from error
     game.state = state
     game.actions = [*game.actions, action]
-    GameEvent.objects.create(game=game, version=state["version"], action=action, events=events)
+    # A move's writes: each statement built once (lib.prepared).
+    insert(GameEvent(game=game, version=state["version"], action=action, events=events))
     _after(table, game, now, events)
     if not game.state["finished"] and deals.ends_a_deal(events):
         # A finished game announces its deal's end in end_game, with a voided one's.
@@ -282,7 +284,7 @@ def _after(
         game.deadline = now + seconds(pause + wait)
     # What a transition changes (every other field is saved where it is changed): not the
     # game's players, options and seeds again with every move.
-    game.save(update_fields=_TRANSITION_FIELDS)
+    update_fields(game, _TRANSITION_FIELDS)
 
 
 def _round_pause(game: Game, events: Sequence[dict[str, Any]]) -> float:

@@ -22,8 +22,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from lib.prepared import PreparedQuery
 from play.models import Game
-from play.selectors import seat_presence, seats_connected
+from play.selectors import presence_cutoff, seat_presence_since, seats_connected
 from tables.models import Seat, Table
 
 
@@ -69,12 +70,10 @@ def lock_table(table_id: int) -> Table:
 def lock_table_with_host(table_id: int) -> Table:
     """The table, locked for the command that reads it (only its own row: the host, whose
     name goes into every frame (frames.table_info), is read with it, not locked)."""
-    return (
-        Table.objects.select_for_update(of=("self",))
-        .select_related("created_by")
-        .only(*_TABLE_FIELDS, "created_by__username")
-        .get(pk=table_id)
-    )
+    table = _TABLE_WITH_HOST.first(table_id=table_id)
+    if table is None:
+        raise Table.DoesNotExist("Table matching query does not exist.")
+    return table
 
 
 # A user's name is all a table's frames show of its host and its seated players (their
@@ -85,6 +84,43 @@ _TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
 _SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
 
 _GAME_FIELDS = [f.name for f in Game._meta.concrete_fields]
+
+# The statements every move and client seed begins with, compiled once (lib.prepared:
+# compiling them again for every move cost more CPU than running them).
+_TABLE_WITH_HOST = PreparedQuery(
+    lambda table_id: (
+        Table.objects.select_for_update(of=("self",))
+        .select_related("created_by")
+        .only(*_TABLE_FIELDS, "created_by__username")
+        .filter(pk=table_id)[:1]
+    )
+)
+
+# The table locked first, then its game: PostgreSQL locks a joined row's parts in the
+# order `FOR UPDATE OF` names them.
+_TABLE_AND_GAME = PreparedQuery(
+    lambda table_id: (
+        Game.objects.select_for_update(of=("table", "self"))
+        .select_related("table__created_by")
+        .only(
+            *_GAME_FIELDS,
+            *(f"table__{name}" for name in _TABLE_FIELDS),
+            "table__created_by__username",
+        )
+        .filter(table_id=table_id, status=Game.Status.PLAYING)
+        .order_by("pk")[:1]
+    )
+)
+
+_SEATS_WITH_PRESENCE = PreparedQuery(
+    lambda table_id, cutoff: (
+        Seat.objects.filter(table_id=table_id)
+        .select_related("player")
+        .only(*_SEAT_FIELDS, "player__username")
+        .annotate(**seat_presence_since(cutoff))
+        .order_by("number")
+    )
+)
 
 
 def lock_table_version(table_id: int) -> int:
@@ -113,17 +149,7 @@ def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
     Waiting for the lock, the statement sees the latest version of both rows (READ
     COMMITTED re-checks a locked row), but not a game begun meanwhile: then it finds none,
     and the two statements of old, each with a fresh snapshot, find that game."""
-    game = (
-        Game.objects.select_for_update(of=("table", "self"))
-        .select_related("table__created_by")
-        .only(
-            *_GAME_FIELDS,
-            *(f"table__{name}" for name in _TABLE_FIELDS),
-            "table__created_by__username",
-        )
-        .filter(table_id=table_id, status=Game.Status.PLAYING)
-        .first()
-    )
+    game = _TABLE_AND_GAME.first(table_id=table_id)
     if game is not None:
         return game.table, game
     table = lock_table_with_host(table_id)
@@ -160,19 +186,16 @@ def read_seats(table: Table) -> list[Seat]:
     read again (`forget_seats`, `start_next`). Three reads of the same rows were a sixth of a
     move's queries.
 
-    Each seat comes with whether its player is connected (`selectors.seat_presence`), in
+    Each seat comes with whether its player is connected (`selectors.seat_presence_since`), in
     the same statement, for the frames the command ends with (`viewing.frames_on_commit`):
     that was a statement of its own in every move. Presence rows are not written under
     the table's lock, so read now or at the command's end, a few milliseconds later, they
     race the same way with a socket that opens or closes meanwhile, whose own presence
     frame follows its commit."""
     at = now()
-    seats = list(
-        table.seats.select_related("player")
-        .only(*_SEAT_FIELDS, "player__username")
-        .annotate(**seat_presence(at))
-        .order_by("number")
-    )
+    seats = _SEATS_WITH_PRESENCE.all(table_id=table.pk, cutoff=presence_cutoff(at))
+    for seat in seats:
+        seat.table = table  # as `table.seats` would: not read again through a seat
     table._seats_read = seats  # type: ignore[attr-defined]
     table._seats_read_at = at  # type: ignore[attr-defined]
     return seats

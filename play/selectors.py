@@ -44,7 +44,7 @@ def last_beats(rows: list[tuple[Any, ...]]) -> dict[str, float]:
 
 def connected_users(table: Table, now: datetime.datetime) -> set[int]:
     """The users with a live connection at `table`."""
-    cutoff = now - datetime.timedelta(seconds=PRESENCE_TTL_SECONDS)
+    cutoff = presence_cutoff(now)
     rows = list(
         Presence.objects.filter(table=table).values_list("channel_name", "user_id", "seen_at")
     )
@@ -57,12 +57,16 @@ def connected_users(table: Table, now: datetime.datetime) -> set[int]:
     }
 
 
-def seat_presence(now: datetime.datetime) -> dict[str, Exists]:
+def presence_cutoff(now: datetime.datetime) -> datetime.datetime:
+    """A presence row seen before this has aged past the TTL: its beat decides."""
+    return now - datetime.timedelta(seconds=PRESENCE_TTL_SECONDS)
+
+
+def seat_presence_since(cutoff: datetime.datetime) -> dict[str, Exists]:
     """Annotations for a table's seats, read with them in one statement: whether the
-    seat's player has a presence row there that is young enough to count without its
-    beat (`present_now`), and whether one aged past the TTL (`present_aged`), whose beat
-    in the cache decides (`seats_connected`)."""
-    cutoff = now - datetime.timedelta(seconds=PRESENCE_TTL_SECONDS)
+    seat's player has a presence row there seen since `cutoff` (`presence_cutoff`),
+    young enough to count without its beat (`present_now`), and whether one aged past
+    it (`present_aged`), whose beat in the cache decides (`seats_connected`)."""
     rows = Presence.objects.filter(table_id=OuterRef("table_id"), user_id=OuterRef("player_id"))
     return {
         "present_now": Exists(rows.filter(seen_at__gte=cutoff)),
@@ -72,7 +76,7 @@ def seat_presence(now: datetime.datetime) -> dict[str, Exists]:
 
 def seats_connected(table: Table, seats: list[Any], now: datetime.datetime) -> set[int]:
     """`connected_users` as far as the frames use it (which seated players are
-    connected), from seats read with `seat_presence`. A player whose only rows have aged
+    connected), from seats read with `seat_presence_since`. A player whose only rows have aged
     past the TTL (their beats are in the cache, copied to the rows by the sweep) has the
     table's rows read as `connected_users` reads them."""
     if any(s.present_aged and not s.present_now for s in seats if s.player_id is not None):

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from games import engine
+from lib.prepared import update_fields
 from play import broadcast, locks
 from play.frames import epoch_ms, frame
 from play.locks import latest_game, seats_read_connected, table_seats
@@ -31,7 +32,8 @@ def frames_on_commit(
     `latest_known`: `game` is the table's latest game, None when it has had none yet
     (not looked for again)."""
     table.version += 1
-    table.save(update_fields=["version", "next_game_at", *saving])
+    # Every change saves its version: the statement built once (lib.prepared).
+    update_fields(table, ["version", "next_game_at", *saving])
     common = _viewing(table, game, connected=seats_read_connected(table), game_known=latest_known)
     players = {
         s.player_id: frame("update", seat=s.seat_id, events=events, **common)

@@ -1,0 +1,254 @@
+"""The live path's hot statements, compiled to SQL once and run again with new values.
+
+Each move at a table runs the same few statements: the table and its game locked, the
+seats read, the session checked, the event inserted, the game and the table saved, the
+command stored. Building those statements (querysets cloned, filters resolved, SQL
+compiled, `save` walking its fields and signals) cost Django more CPU on every move than
+psycopg spent running them (docs/deployment.md, "Where an action's time goes"). A
+statement's SQL depends on its shape, not on its values, so here it is built once per
+thread and database connection and kept; each run puts that run's values in the places
+of its parameters.
+
+- `PreparedQuery` takes a function that builds a queryset from named values. It is
+  called once with stand-in values (numbers, texts and times no real row holds), the
+  queryset is compiled by the ORM itself (so `FOR UPDATE OF` on PostgreSQL and none on
+  SQLite, joins, subqueries: all the ORM's own), and each stand-in's places among the
+  parameters are noted. A run substitutes the real values and builds model instances (or
+  `values_list` rows) as the queryset would. The values must be plain numbers, texts or
+  times of the same type on every run, and must not change the query's shape (no None,
+  no lists): the build function decides only the shape.
+- `update_fields` and `insert` write one row as `save(update_fields=…)` and
+  `objects.create` do (each field's `pre_save` — `auto_now` and `auto_now_add` — and its
+  database preparation), with the SQL built once per model and field list. They send no
+  `pre_save`/`post_save` signals: used only for models that have no receivers
+  (tests/lib/test_prepared.py holds that).
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import DatabaseError, connections, router
+from django.db.models import Model, QuerySet
+from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
+
+_stand_ins = itertools.count(1)
+
+# The kinds of value a prepared query takes, and a stand-in of each that no row holds
+# and no constant of a query equals.
+_SCALARS = (int, str, datetime.datetime)
+
+
+def _stand_in(value: Any) -> Any:
+    n = next(_stand_ins)
+    if isinstance(value, bool) or not isinstance(value, _SCALARS):
+        raise TypeError(f"a prepared query takes numbers, texts and times, not {value!r}")
+    if isinstance(value, int):
+        return -(10**15) - n
+    if isinstance(value, str):
+        return f"\x1fprepared-stand-in-{n}\x1f"
+    return datetime.datetime(1901, 1, 1, 0, 0, 0, n % 1_000_000, tzinfo=datetime.UTC)
+
+
+def _kind(value: Any) -> type:
+    return next((kind for kind in _SCALARS if isinstance(value, kind)), type(value))
+
+
+class _Plan:
+    """One query's SQL on one connection, where each named value goes in its parameters,
+    and how its rows become results."""
+
+    def __init__(self, queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> None:
+        self.using = queryset.db
+        self.connection = connections[self.using]
+        ops = self.connection.ops
+        compiler = queryset.query.get_compiler(using=self.using)
+        sql, params = compiler.as_sql()
+        # Each parameter: ("value", name), ("time", name) for a time the backend adapts
+        # (SQLite passes times as text), or ("constant", value).
+        self.slots: list[tuple[str, Any]] = []
+        found: set[str] = set()
+        for param in params:
+            slot: tuple[str, Any] = ("constant", param)
+            for name, stand_in in stand_ins.items():
+                if type(param) is type(stand_in) and param == stand_in:
+                    slot = ("value", name)
+                elif isinstance(stand_in, datetime.datetime) and param == (
+                    ops.adapt_datetimefield_value(stand_in)
+                ):
+                    slot = ("time", name)
+                else:
+                    continue
+                found.add(name)
+                break
+            self.slots.append(slot)
+        missing = set(stand_ins) - found
+        if missing:
+            raise ValueError(f"the prepared query does not take {sorted(missing)} as parameters")
+        self.sql = sql
+        self.compiler = compiler
+        self.fields = [s[0] for s in compiler.select[0 : compiler.col_count]]
+        self.converters = compiler.get_converters(self.fields)
+        self.trim = compiler.col_count if compiler.has_extra_select else None
+        self.iterable = queryset._iterable_class
+        if self.iterable is ModelIterable:
+            klass_info = compiler.klass_info
+            self.model = klass_info["model"]
+            select_fields = klass_info["select_fields"]
+            self.model_slice = slice(select_fields[0], select_fields[-1] + 1)
+            self.init_list = [f[0].target.attname for f in compiler.select[self.model_slice]]
+            self.related = get_related_populators(klass_info, compiler.select, self.using)
+            self.annotations = dict(compiler.annotation_col_map or {})
+        elif self.iterable is ValuesListIterable:
+            query = queryset.query
+            names = [*query.extra_select, *query.values_select, *query.annotation_select]
+            wanted = list(queryset._fields or names)
+            self.order = None if wanted == names else [names.index(n) for n in wanted]
+        else:
+            raise TypeError("a prepared query yields model instances or values_list rows")
+
+    def params(self, values: dict[str, Any]) -> list[Any]:
+        adapt = self.connection.ops.adapt_datetimefield_value
+        out = []
+        for kind, what in self.slots:
+            if kind == "constant":
+                out.append(what)
+            elif kind == "value":
+                out.append(values[what])
+            else:
+                out.append(adapt(values[what]))
+        return out
+
+    def run(self, values: dict[str, Any]) -> list[Any]:
+        with self.connection.cursor() as cursor:
+            cursor.execute(self.sql, self.params(values))
+            rows: Any = cursor.fetchall()
+        if self.trim is not None:
+            rows = [row[: self.trim] for row in rows]
+        if self.converters:
+            rows = self.compiler.apply_converters(rows, self.converters)
+        if self.iterable is ValuesListIterable:
+            if self.order is None:
+                return [tuple(row) for row in rows]
+            return [tuple(row[i] for i in self.order) for row in rows]
+        results = []
+        for row in rows:
+            obj = self.model.from_db(self.using, self.init_list, row[self.model_slice])
+            for populator in self.related:
+                populator.populate(row, obj)
+            for name, position in self.annotations.items():
+                setattr(obj, name, row[position])
+            results.append(obj)
+        return results
+
+
+class PreparedQuery:
+    """A queryset built by `build(**values)`, compiled once per thread and connection
+    (see the module's docstring for what `build` may do with its values)."""
+
+    def __init__(self, build: Callable[..., QuerySet[Any]]) -> None:
+        self._build = build
+        self._local = threading.local()
+
+    def _plan(self, values: dict[str, Any]) -> _Plan:
+        plan: _Plan | None = getattr(self._local, "plan", None)
+        types = {name: _kind(value) for name, value in values.items()}
+        if plan is not None:
+            if getattr(self._local, "types", None) != types:
+                raise TypeError(f"a prepared query's values changed type: {types}")
+            if plan.connection is connections[plan.using]:
+                return plan
+        stand_ins = {name: _stand_in(value) for name, value in values.items()}
+        plan = _Plan(self._build(**stand_ins), stand_ins)
+        self._local.plan = plan
+        self._local.types = types
+        return plan
+
+    def all(self, **values: Any) -> list[Any]:
+        return self._plan(values).run(values)
+
+    def first(self, **values: Any) -> Any:
+        """The first result, or None (the build function orders and slices the query)."""
+        found = self.all(**values)
+        return found[0] if found else None
+
+
+# --- writes ----------------------------------------------------------------------------
+
+_writes = threading.local()
+
+
+def _write_sql(key: tuple[Any, ...], build: Callable[[], str]) -> str:
+    cache: dict[tuple[Any, ...], str] | None = getattr(_writes, "sql", None)
+    if cache is None:
+        cache = _writes.sql = {}
+    sql = cache.get(key)
+    if sql is None:
+        sql = cache[key] = build()
+    return sql
+
+
+def _prepared(field: Any, instance: Model, connection: Any, *, adding: bool) -> Any:
+    """A field's value as `save` writes it: its `pre_save` (auto_now, auto_now_add), then
+    its preparation for the database (JSON adapted, SQLite's times as text)."""
+    return field.get_db_prep_save(field.pre_save(instance, adding), connection)
+
+
+def update_fields(instance: Model, fields: Sequence[str]) -> None:
+    """`instance.save(update_fields=fields)`, without the signals (see the module)."""
+    model = type(instance)
+    using = router.db_for_write(model, instance=instance)
+    connection = connections[using]
+    meta = model._meta
+    chosen = [meta.get_field(name) for name in fields]
+    qn = connection.ops.quote_name
+
+    def build() -> str:
+        columns = ", ".join(f"{qn(field.column)} = %s" for field in chosen)
+        return f"UPDATE {qn(meta.db_table)} SET {columns} WHERE {qn(meta.pk.column)} = %s"
+
+    sql = _write_sql(("update", model, tuple(fields), connection.vendor), build)
+    params = [_prepared(field, instance, connection, adding=False) for field in chosen]
+    params.append(meta.pk.get_db_prep_value(instance.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+    instance._state.db = using
+
+
+def insert(instance: Model) -> Model:
+    """`Model.objects.create(...)` of an instance built with its values (its primary key
+    not set), without the signals (see the module). Returns the instance, saved."""
+    model = type(instance)
+    using = router.db_for_write(model, instance=instance)
+    connection = connections[using]
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.pk]
+    qn = connection.ops.quote_name
+    returning = connection.features.can_return_columns_from_insert
+
+    def build() -> str:
+        columns = ", ".join(qn(field.column) for field in fields)
+        places = ", ".join("%s" for _field in fields)
+        sql = f"INSERT INTO {qn(meta.db_table)} ({columns}) VALUES ({places})"
+        if returning:
+            sql += f" RETURNING {qn(meta.db_table)}.{qn(meta.pk.column)}"
+        return sql
+
+    sql = _write_sql(("insert", model, connection.vendor), build)
+    params = [_prepared(field, instance, connection, adding=True) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning:
+            pk = cursor.fetchone()[0]
+        else:  # pragma: no cover - both supported databases return the key
+            pk = connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
+    instance.pk = pk
+    instance._state.adding = False
+    instance._state.db = using
+    return instance
