@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils.translation import gettext as _
 
 from accounts.models import Account, LedgerEntry, User
@@ -59,7 +59,26 @@ def grants_account() -> Account:
 
 def escrow_account(code: str) -> Account:
     """An escrow account for stakes in play, e.g. escrow_account("escrow:round:42")."""
-    account = _ACCOUNT_BY_CODE.first(code=code)
+    return _escrow_made(code, _ACCOUNT_BY_CODE.first(code=code))
+
+
+def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
+    """The escrow account `code` (made if missing, as `escrow_account`) and the wallet of
+    user `user_id`, read in one statement: a stake or a payout of a game needs both, and
+    the game's every chip move reads them (play.chips). The wallet must exist."""
+    escrow = wallet = None
+    for account in _ESCROW_AND_WALLET.all(code=code, user_id=user_id):
+        if account.code == code:
+            escrow = account
+        else:
+            wallet = account
+    if wallet is None:
+        raise Account.DoesNotExist(f"no wallet of user {user_id}")
+    return _escrow_made(code, escrow), wallet
+
+
+def _escrow_made(code: str, account: Account | None) -> Account:
+    """The escrow account `code` as read (`account`), made now if it was not there."""
     if account is None:  # as get_or_create makes it, without its read again
         try:
             with transaction.atomic():
@@ -77,6 +96,11 @@ def escrow_account(code: str) -> Account:
 # The ledger's statements, run with every move that stakes or pays chips: compiled once
 # (lib.prepared).
 _ACCOUNT_BY_CODE = PreparedQuery(lambda code: Account.objects.filter(code=code).order_by("pk")[:1])
+_ESCROW_AND_WALLET = PreparedQuery(
+    lambda code, user_id: Account.objects.filter(
+        Q(code=code) | Q(owner_id=user_id, kind=Account.Kind.PLAYER)
+    ).order_by("pk")
+)
 _TWO_ACCOUNTS_LOCKED = PreparedQuery(
     lambda low, high: Account.objects.select_for_update().filter(pk__in=[low, high]).order_by("pk")
 )
@@ -145,13 +169,15 @@ def chips_transfer(
             locked = {a.pk: a for a in _TWO_ACCOUNTS_LOCKED.all(low=low, high=high)}
             src, dst = locked[source.pk], locked[destination.pk]
 
-            # Checked under the locks: a concurrent call with the same key and accounts
-            # has committed by now, and READ COMMITTED shows us its entry.
-            existing = _replay(idempotency_key, src, dst, amount, reason)
-            if existing is not None:
-                return existing
-
+            # A key used before is not looked for first (a statement with every
+            # transfer, to catch a few replays): the ledger's unique key refuses the
+            # entry below, everything here rolls back, and the first entry is the
+            # answer (the IntegrityError branch). Only a refusal looks now: a replay of
+            # a transfer made already moves nothing, whatever the balance is since.
             if src.kind != Account.Kind.SYSTEM and src.balance < amount:
+                existing = _replay(idempotency_key, src, dst, amount, reason)
+                if existing is not None:
+                    return existing
                 raise InsufficientChips(
                     _("Недостаточно фишек: нужно %(amount)d, доступно %(balance)d.")
                     % {"amount": amount, "balance": src.balance}
@@ -176,8 +202,9 @@ def chips_transfer(
             )
             insert(entry)
     except IntegrityError:
-        # The same key was committed concurrently for other accounts (so our locks did
-        # not serialise us): everything above rolled back; answer as a replay would.
+        # The key was used already (a replay: its entry is the answer, or a conflict),
+        # or committed concurrently meanwhile (the unique index made us wait for it):
+        # everything above rolled back. Not a replay (a balance constraint): raised.
         existing = _replay(idempotency_key, source, destination, amount, reason)
         if existing is None:
             raise

@@ -21,6 +21,7 @@ from chat.errors import ChatRefused
 from chat.models import MAX_LENGTH, ChatMessage, FilterWord
 from chat.signals import message_posting
 from games import deals
+from lib.prepared import PreparedQuery
 from play.models import Game
 from tables.models import Seat, Table
 
@@ -178,13 +179,21 @@ def message_post(
     return message
 
 
+_ANY_HELD = PreparedQuery(
+    lambda table_id: ChatMessage.objects.filter(
+        table_id=table_id, held=True, released_at__isnull=True
+    ).values_list("pk")[:1]
+)
+
+
 def deal_ended_release(*, table_id: int) -> int:
     """The deal at the table ended: the messages held from its seated players go to them
     now. How many were released."""
-    pending = ChatMessage.objects.filter(table_id=table_id, held=True, released_at__isnull=True)
-    # Most deals end with nothing held: one query on the partial index, no transaction.
-    if not pending.exists():
+    # Most deals end with nothing held: one query on the partial index, no transaction,
+    # compiled once (lib.prepared: every deal's end at every table asks it).
+    if not _ANY_HELD.all(table_id=table_id):
         return 0
+    pending = ChatMessage.objects.filter(table_id=table_id, held=True, released_at__isnull=True)
     with transaction.atomic():
         held = list(
             pending.select_for_update(of=("self",))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from accounts.models import Account, LedgerEntry
-from accounts.services import ChipsError, chips_transfer, escrow_account, wallet_for
+from accounts.services import ChipsError, chips_transfer, escrow_and_wallet, wallet_for
 from games import engine
 from lib.prepared import PreparedQuery
 from play.errors import PlayError
@@ -71,13 +71,14 @@ def chips_sync(game: Game, *, void: bool) -> None:
     for sid, amount in moves:
         if amount == 0:
             continue
-        if escrow is None:
-            escrow = escrow_account(f"escrow:game:{game.pk}")
         entry = game.player_entry(sid)
         assert entry is not None and entry["user"] is not None
-        wallet = _WALLET.first(user_id=entry["user"])
-        if wallet is None:
-            raise Account.DoesNotExist(f"no wallet of user {entry['user']}")
+        if escrow is None:  # the first seat's wallet read with the escrow, in one statement
+            escrow, wallet = escrow_and_wallet(f"escrow:game:{game.pk}", entry["user"])
+        else:
+            wallet = _WALLET.first(user_id=entry["user"])
+            if wallet is None:
+                raise Account.DoesNotExist(f"no wallet of user {entry['user']}")
         key = f"game:{game.pk}:v{state['version']}:{sid}" + (":void" if void else "")
         common = {"idempotency_key": key, "round_ref": f"game:{game.pk}", "game": game}
         try:

@@ -110,15 +110,17 @@ def frame(
     game: Game | None,
     seat: str | None,
     events: Sequence[dict[str, Any]] | None = None,
+    info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One viewer's `snapshot` or `update` (docs/protocol.md). `events` are those of the
-    transition just made in `game`."""
+    transition just made in `game`. `info`: the table's part, the same for every viewer
+    (`table_info`), when the caller built it once for all of a change's frames."""
     in_game = game is not None and game.is_playing and seat in game.seat_ids
     message: dict[str, Any] = {
         "type": kind,
         "version": table.version,
         "server_time": epoch_ms(timezone.now()),
-        "table": table_info(table, seats, connected),
+        "table": info if info is not None else table_info(table, seats, connected),
         "you": {"seat": seat, "in_game": in_game},
         "game": game_info(game, seat),
     }

@@ -11,7 +11,7 @@ from django.db import transaction
 from games import engine
 from lib.prepared import update_fields
 from play import broadcast, locks
-from play.frames import epoch_ms, frame
+from play.frames import epoch_ms, frame, table_info
 from play.locks import latest_game, seats_read_connected, table_seats
 from play.models import Game, GameEvent
 from play.selectors import connected_users
@@ -35,12 +35,14 @@ def frames_on_commit(
     # Every change saves its version: the statement built once (lib.prepared).
     update_fields(table, ["version", "next_game_at", *saving])
     common = _viewing(table, game, connected=seats_read_connected(table), game_known=latest_known)
+    # The table's part is every viewer's alike: built once for all of the change's frames.
+    info = table_info(table, common["seats"], common["connected"])
     players = {
-        s.player_id: frame("update", seat=s.seat_id, events=events, **common)
+        s.player_id: frame("update", seat=s.seat_id, events=events, info=info, **common)
         for s in common["seats"]
         if s.player_id is not None
     }
-    spectator = frame("update", seat=None, events=events, **common)
+    spectator = frame("update", seat=None, events=events, info=info, **common)
     table_id = table.pk
     transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
 

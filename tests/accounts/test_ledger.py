@@ -111,6 +111,22 @@ def test_same_idempotency_key_moves_chips_once_and_returns_the_first_entry(make_
     assert alice.balance == 9_990
 
 
+def test_a_replay_returns_the_first_entry_even_when_the_balance_is_spent_since(make_user):
+    alice = wallet_for(make_user())
+    pot = escrow_account("escrow:t")
+    first = chips_transfer(
+        source=alice, destination=pot, amount=10_000, reason=STAKE, idempotency_key="all-in"
+    )
+    again = chips_transfer(
+        source=alice, destination=pot, amount=10_000, reason=STAKE, idempotency_key="all-in"
+    )
+    assert again.pk == first.pk
+    alice.refresh_from_db()
+    pot.refresh_from_db()
+    assert (alice.balance, pot.balance) == (0, 10_000)
+    assert LedgerEntry.objects.filter(idempotency_key="all-in").count() == 1
+
+
 def test_reused_idempotency_key_for_a_different_movement_is_refused(make_user):
     alice = wallet_for(make_user())
     pot = escrow_account("escrow:t")
