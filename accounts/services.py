@@ -85,7 +85,8 @@ def _escrow_made(code: str, account: Account | None) -> Account:
                 account = insert(Account(code=code, kind=Account.Kind.ESCROW))
         except IntegrityError:  # made meanwhile by another transaction
             account = _ACCOUNT_BY_CODE.first(code=code)
-            assert account is not None
+            if account is None:
+                raise
     if account.kind != Account.Kind.ESCROW:
         raise ValueError(f"account {code!r} exists and is not an escrow account")
     return account

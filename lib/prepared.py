@@ -15,13 +15,20 @@ of its parameters.
   SQLite, joins, subqueries: all the ORM's own), and each stand-in's places among the
   parameters are noted. A run substitutes the real values and builds model instances (or
   `values_list` rows) as the queryset would. The values must be plain numbers, texts or
-  times of the same type on every run, and must not change the query's shape (no None,
-  no lists): the build function decides only the shape.
+  aware times of the same type on every run, must not change the query's shape (no None,
+  no lists), and must reach the parameters as they are given: the values go to the
+  database without the preparation a lookup would give them, so the build function
+  compares columns with them directly (`exact`, `lt`, `gte`…), not through something
+  worked out of them or a lookup that rewrites them (`iexact`, `contains`). The query is
+  compiled twice with different stand-ins, and what breaks these rules is refused then.
+  A locking query (`select_for_update`) is refused outside a transaction, as the ORM
+  refuses it.
 - `update_fields` and `insert` write one row as `save(update_fields=…)` and
-  `objects.create` do (each field's `pre_save` — `auto_now` and `auto_now_add` — and its
-  database preparation), with the SQL built once per model and field list. They send no
-  `pre_save`/`post_save` signals: used only for models that have no receivers
-  (tests/lib/test_prepared.py holds that).
+  `objects.create` do (unsaved related objects refused, each field's `pre_save` —
+  `auto_now` and `auto_now_add` — and its database preparation, a failure marking the
+  transaction for rollback), with the SQL built once per model and field list. They send
+  no `pre_save`/`post_save` signals and call no `save()` of the model's own: used only for
+  models with neither (tests/lib/test_prepared.py holds that).
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import DatabaseError, connections, router
+from django.db import DatabaseError, connections, router, transaction
 from django.db.models import Model, QuerySet
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
+from django.db.transaction import TransactionManagementError
 
 _stand_ins = itertools.count(1)
 
@@ -43,15 +51,26 @@ _stand_ins = itertools.count(1)
 _SCALARS = (int, str, datetime.datetime)
 
 
-def _stand_in(value: Any) -> Any:
-    n = next(_stand_ins)
+def _checked(value: Any) -> Any:
+    """`value` if a prepared query may take it as it is (no preparation by a lookup)."""
     if isinstance(value, bool) or not isinstance(value, _SCALARS):
         raise TypeError(f"a prepared query takes numbers, texts and times, not {value!r}")
-    if isinstance(value, int):
-        return -(10**15) - n
+    if isinstance(value, datetime.datetime) and value.tzinfo is None:
+        # The ORM would read a naive time in the current time zone; this passes it as is.
+        raise TypeError(f"a prepared query takes aware times, not {value!r}")
+    return value
+
+
+def _stand_in(value: Any) -> Any:
+    _checked(value)
+    n = next(_stand_ins) % 100_000_000
+    if isinstance(value, int):  # positive and within a 32-bit integer column's range
+        return 2_000_000_000 + n
     if isinstance(value, str):
-        return f"\x1fprepared-stand-in-{n}\x1f"
-    return datetime.datetime(1901, 1, 1, 0, 0, 0, n % 1_000_000, tzinfo=datetime.UTC)
+        # With LIKE's wildcards: a lookup that escapes its value (iexact, contains…) turns
+        # it into another text, which the twin compilation then refuses (see _Plan).
+        return f"_prepared%stand-in-{n}"
+    return datetime.datetime(1901, 1, 1, 0, 0, n % 60, n % 1_000_000, tzinfo=datetime.UTC)
 
 
 def _kind(value: Any) -> type:
@@ -62,31 +81,28 @@ class _Plan:
     """One query's SQL on one connection, where each named value goes in its parameters,
     and how its rows become results."""
 
-    def __init__(self, queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> None:
+    def __init__(self, build: Callable[..., QuerySet[Any]], values: dict[str, Any]) -> None:
+        # Compiled twice, with two sets of stand-ins: the SQL and every parameter that is
+        # not a stand-in must come out the same. A value the query uses only through
+        # something worked out of it (`at - timedelta(…)`), or that changes the query's
+        # shape (a branch of an OR dropped), would otherwise be kept as a constant.
+        first = {name: _stand_in(value) for name, value in values.items()}
+        second = {name: _stand_in(value) for name, value in values.items()}
+        queryset = build(**first)
+        twin = build(**second)
         self.using = queryset.db
         self.connection = connections[self.using]
-        ops = self.connection.ops
+        self.locks = bool(queryset.query.select_for_update)
         compiler = queryset.query.get_compiler(using=self.using)
         sql, params = compiler.as_sql()
-        # Each parameter: ("value", name), ("time", name) for a time the backend adapts
-        # (SQLite passes times as text), or ("constant", value).
-        self.slots: list[tuple[str, Any]] = []
-        found: set[str] = set()
-        for param in params:
-            slot: tuple[str, Any] = ("constant", param)
-            for name, stand_in in stand_ins.items():
-                if type(param) is type(stand_in) and param == stand_in:
-                    slot = ("value", name)
-                elif isinstance(stand_in, datetime.datetime) and param == (
-                    ops.adapt_datetimefield_value(stand_in)
-                ):
-                    slot = ("time", name)
-                else:
-                    continue
-                found.add(name)
-                break
-            self.slots.append(slot)
-        missing = set(stand_ins) - found
+        twin_sql, twin_params = twin.query.get_compiler(using=self.using).as_sql()
+        self.slots = self._slots(params, first)
+        if twin_sql != sql or self._slots(twin_params, second) != self.slots:
+            raise ValueError(
+                "a prepared query's values must reach its parameters as they are given:"
+                " pass what the query compares with, not what it is worked out from"
+            )
+        missing = set(values) - {name for kind, name in self.slots if kind != "constant"}
         if missing:
             raise ValueError(f"the prepared query does not take {sorted(missing)} as parameters")
         self.sql = sql
@@ -111,6 +127,24 @@ class _Plan:
         else:
             raise TypeError("a prepared query yields model instances or values_list rows")
 
+    def _slots(self, params: Sequence[Any], stand_ins: dict[str, Any]) -> list[tuple[str, Any]]:
+        """Each parameter: ("value", name), ("time", name) for a time the backend adapts
+        (SQLite passes times as text), or ("constant", value)."""
+        adapt = self.connection.ops.adapt_datetimefield_value
+        slots: list[tuple[str, Any]] = []
+        for param in params:
+            slot: tuple[str, Any] = ("constant", param)
+            for name, stand_in in stand_ins.items():
+                if isinstance(param, _kind(stand_in)) and param == stand_in:
+                    slot = ("value", name)
+                elif isinstance(stand_in, datetime.datetime) and param == adapt(stand_in):
+                    slot = ("time", name)
+                else:
+                    continue
+                break
+            slots.append(slot)
+        return slots
+
     def params(self, values: dict[str, Any]) -> list[Any]:
         adapt = self.connection.ops.adapt_datetimefield_value
         out = []
@@ -124,6 +158,11 @@ class _Plan:
         return out
 
     def run(self, values: dict[str, Any]) -> list[Any]:
+        if self.locks and self.connection.get_autocommit():
+            # As the ORM refuses it when it compiles (here compiled once, maybe inside one).
+            raise TransactionManagementError(
+                "select_for_update cannot be used outside of a transaction."
+            )
         with self.connection.cursor() as cursor:
             cursor.execute(self.sql, self.params(values))
             rows: Any = cursor.fetchall()
@@ -156,14 +195,13 @@ class PreparedQuery:
 
     def _plan(self, values: dict[str, Any]) -> _Plan:
         plan: _Plan | None = getattr(self._local, "plan", None)
-        types = {name: _kind(value) for name, value in values.items()}
+        types = {name: _kind(_checked(value)) for name, value in values.items()}
         if plan is not None:
             if getattr(self._local, "types", None) != types:
                 raise TypeError(f"a prepared query's values changed type: {types}")
             if plan.connection is connections[plan.using]:
                 return plan
-        stand_ins = {name: _stand_in(value) for name, value in values.items()}
-        plan = _Plan(self._build(**stand_ins), stand_ins)
+        plan = _Plan(self._build, values)
         self._local.plan = plan
         self._local.types = types
         return plan
@@ -204,6 +242,10 @@ def update_fields(instance: Model, fields: Sequence[str]) -> None:
     using = router.db_for_write(model, instance=instance)
     connection = connections[using]
     meta = model._meta
+    fields = list(dict.fromkeys(fields))  # a column named twice: once, as save() does
+    if not fields:
+        return
+    instance._prepare_related_fields_for_save(operation_name="save", fields=fields)
     chosen = [meta.get_field(name) for name in fields]
     qn = connection.ops.quote_name
 
@@ -214,10 +256,11 @@ def update_fields(instance: Model, fields: Sequence[str]) -> None:
     sql = _write_sql(("update", model, tuple(fields), connection.vendor), build)
     params = [_prepared(field, instance, connection, adding=False) for field in chosen]
     params.append(meta.pk.get_db_prep_value(instance.pk, connection))
-    with connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
+    instance._state.adding = False
     instance._state.db = using
 
 
@@ -228,6 +271,11 @@ def insert(instance: Model) -> Model:
     using = router.db_for_write(model, instance=instance)
     connection = connections[using]
     meta = model._meta
+    if meta.parents or (not meta.pk.auto_created and not meta.pk.db_returning):
+        raise TypeError(f"insert() writes models with an automatic key of their own: {model}")
+    if instance.pk is not None:
+        raise ValueError("insert() makes a new row: the instance must have no key yet")
+    instance._prepare_related_fields_for_save(operation_name="save")
     fields = [f for f in meta.concrete_fields if f is not meta.pk]
     qn = connection.ops.quote_name
     returning = connection.features.can_return_columns_from_insert
@@ -242,7 +290,7 @@ def insert(instance: Model) -> Model:
 
     sql = _write_sql(("insert", model, connection.vendor), build)
     params = [_prepared(field, instance, connection, adding=True) for field in fields]
-    with connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         if returning:
             pk = cursor.fetchone()[0]

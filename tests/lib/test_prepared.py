@@ -8,11 +8,13 @@ import threading
 
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Model, Q
 from django.db.models.signals import post_save, pre_save
+from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from accounts.models import Account, LedgerEntry
+from accounts.models import Account, LedgerEntry, User
 from lib.prepared import PreparedQuery, insert, update_fields
 from play import locks, moves, presence, seating
 from play.models import ClientCommand, Game, GameEvent, Presence
@@ -92,13 +94,20 @@ def test_a_prepared_query_is_built_once_per_thread_and_each_thread_gets_its_own_
     assert query.all(username="alice") == [("alice", 10_000)]
     assert query.all(username="bob") == [("bob", 10_000)]
     assert query.first(username="nobody") is None
-    assert len(builds) == 1
+    assert len(builds) == 2  # built twice, the twin to check its values (lib.prepared)
     found = []
-    worker = threading.Thread(target=lambda: found.append(query.all(username=bob.username)))
+
+    def in_another_thread():
+        try:
+            found.append(query.all(username=bob.username))
+        finally:
+            connection.close()  # this thread's own connection
+
+    worker = threading.Thread(target=in_another_thread)
     worker.start()
     worker.join()
     assert found == [[("bob", 10_000)]]
-    assert len(builds) == 2  # the worker's thread compiled its own, on its own connection
+    assert len(builds) == 4  # the worker's thread compiled its own, on its own connection
     assert alice.pk != bob.pk
 
 
@@ -113,6 +122,61 @@ def test_a_prepared_query_refuses_values_that_would_change_its_shape():
     ignored = PreparedQuery(lambda name: Table.objects.all())
     with pytest.raises(ValueError):
         ignored.all(name="x")  # a value the query never uses is a mistake in the build
+    with pytest.raises(TypeError):
+        PreparedQuery(lambda version: Table.objects.filter(version=version)).all(version=True)
+    with pytest.raises(TypeError):  # the ORM would read it in the current time zone
+        PreparedQuery(lambda at: Table.objects.filter(created_at__lt=at)).all(
+            at=datetime.datetime(2026, 1, 1, 12, 0)
+        )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "build, value",
+    [
+        # Used through something worked out of it: that would be kept as a constant.
+        (
+            lambda v: Table.objects.filter(
+                next_game_at__lte=v, next_game_at__gte=v - datetime.timedelta(hours=1)
+            ),
+            timezone.now(),
+        ),
+        # A lookup that rewrites its value (LIKE's wildcards escaped, "%" around it): sent
+        # as given, "_" would match any letter. (PostgreSQL's iexact compares UPPER()s and
+        # takes the value as it is.)
+        pytest.param(
+            lambda v: Table.objects.filter(name__iexact=v),
+            "a_b",
+            marks=pytest.mark.skipif(
+                connection.vendor != "sqlite", reason="SQLite's iexact is a LIKE"
+            ),
+        ),
+        (lambda v: Table.objects.filter(name__contains=v), "a_b"),
+    ],
+    ids=["worked-out", "iexact", "contains"],
+)
+def test_a_value_that_does_not_reach_the_parameters_as_given_is_refused(build, value):
+    with pytest.raises(ValueError):
+        PreparedQuery(build).all(v=value)
+
+
+@pytest.mark.django_db
+def test_a_value_that_changes_the_shape_of_the_query_is_refused():
+    # The same value twice, once as a key: Django may drop a branch no key can match.
+    query = PreparedQuery(lambda n: Table.objects.filter(Q(pk=n) | Q(version=n)))
+    table = services.table_create(variant="classic", name="Ветви")
+    found = query.all(n=table.pk)
+    assert found == list(Table.objects.filter(Q(pk=table.pk) | Q(version=table.pk)))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_query_is_refused_outside_a_transaction_every_time(make_user, settings):
+    settings.CLIENT_SEED_SECONDS = 0
+    table, _users = _table_with_game(make_user, "Замок")
+    with transaction.atomic():
+        locks.lock_table_with_host(table.pk)  # compiled here, inside a transaction
+    with pytest.raises(TransactionManagementError):
+        locks.lock_table_with_host(table.pk)
 
 
 @pytest.mark.django_db
@@ -125,6 +189,8 @@ def test_update_fields_writes_the_chosen_fields_alone_and_refuses_a_missing_row(
     fresh = Table.objects.get(pk=table.pk)
     assert (fresh.name, fresh.version) == ("Запись", 41)
     assert fresh.pending == {"number": 1, "seats": ["s1"]}
+    update_fields(table, ["version", "version"])  # named twice: written once, as save() does
+    update_fields(table, [])  # nothing to write: nothing done
     gone = Table(pk=table.pk + 1000, version=1)
     with pytest.raises(DatabaseError):
         update_fields(gone, ["version"])
@@ -153,11 +219,24 @@ def test_insert_sets_the_key_and_auto_now_add_and_raises_the_orms_integrity_erro
     assert ClientCommand.objects.filter(client_id="a-1").count() == 1
 
 
-# The models written through update_fields and insert, which send no save signals.
-_WRITTEN_WITHOUT_SIGNALS = (Table, Game, GameEvent, ClientCommand, Account, LedgerEntry)
+# The models written through update_fields and insert, which send no save signals and
+# call no save() of the model's own.
+_WRITTEN_WITHOUT_SAVE = (Table, Game, GameEvent, ClientCommand, Account, LedgerEntry)
 
 
-def test_no_model_written_without_signals_has_a_save_receiver():
-    for model in _WRITTEN_WITHOUT_SIGNALS:
+def test_no_model_written_without_save_has_a_save_receiver_or_a_save_of_its_own():
+    for model in _WRITTEN_WITHOUT_SAVE:
         assert not pre_save.has_listeners(model), model
         assert not post_save.has_listeners(model), model
+        if model is LedgerEntry:
+            # Its save() only refuses to change an entry: insert() only adds them.
+            continue
+        assert model.save is Model.save, model
+
+
+@pytest.mark.django_db
+def test_insert_refuses_an_unsaved_related_object_as_save_does(make_user):
+    table = services.table_create(variant="classic", name="Связи")
+    ghost = User(username="призрак")  # never saved
+    with pytest.raises(ValueError):
+        insert(ClientCommand(user=ghost, table=table, client_id="x", outcome={}))
