@@ -77,6 +77,12 @@ def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
     return _escrow_made(code, escrow), wallet
 
 
+def wallet_of(user_id: int) -> Account:
+    """The wallet of user `user_id`, which must exist (a seated player's: every chip move
+    of a game reads one, play.chips). `wallet_for` makes a missing one instead."""
+    return _WALLET.get(user_id=user_id)
+
+
 def _escrow_made(code: str, account: Account | None) -> Account:
     """The escrow account `code` as read (`account`), made now if it was not there."""
     if account is None:  # as get_or_create makes it, without its read again
@@ -101,6 +107,11 @@ _ESCROW_AND_WALLET = PreparedQuery(
     lambda code, user_id: Account.objects.filter(
         Q(code=code) | Q(owner_id=user_id, kind=Account.Kind.PLAYER)
     ).order_by("pk")
+)
+_WALLET = PreparedQuery(
+    lambda user_id: Account.objects.filter(owner_id=user_id, kind=Account.Kind.PLAYER).order_by(
+        "pk"
+    )[:1]
 )
 _TWO_ACCOUNTS_LOCKED = PreparedQuery(
     lambda low, high: Account.objects.select_for_update().filter(pk__in=[low, high]).order_by("pk")

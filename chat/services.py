@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -179,11 +179,12 @@ def message_post(
     return message
 
 
-_ANY_HELD = PreparedQuery(
-    lambda table_id: ChatMessage.objects.filter(
-        table_id=table_id, held=True, released_at__isnull=True
-    ).values_list("pk")[:1]
-)
+def _held(table_id: int) -> QuerySet[ChatMessage]:
+    """The table's messages held and not yet released."""
+    return ChatMessage.objects.filter(table_id=table_id, held=True, released_at__isnull=True)
+
+
+_ANY_HELD = PreparedQuery(lambda table_id: _held(table_id).values_list("pk")[:1])
 
 
 def deal_ended_release(*, table_id: int) -> int:
@@ -193,7 +194,7 @@ def deal_ended_release(*, table_id: int) -> int:
     # compiled once (lib.prepared: every deal's end at every table asks it).
     if not _ANY_HELD.all(table_id=table_id):
         return 0
-    pending = ChatMessage.objects.filter(table_id=table_id, held=True, released_at__isnull=True)
+    pending = _held(table_id)
     with transaction.atomic():
         held = list(
             pending.select_for_update(of=("self",))

@@ -214,6 +214,16 @@ class PreparedQuery:
         found = self.all(**values)
         return found[0] if found else None
 
+    def get(self, **values: Any) -> Any:
+        """The first model instance, or the model's DoesNotExist, as `.get()` raises it."""
+        plan = self._plan(values)
+        found = plan.run(values)
+        if not found:
+            raise plan.model.DoesNotExist(
+                f"{plan.model._meta.object_name} matching query does not exist."
+            )
+        return found[0]
+
 
 # --- writes ----------------------------------------------------------------------------
 

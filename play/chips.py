@@ -6,9 +6,14 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from accounts.models import Account, LedgerEntry
-from accounts.services import ChipsError, chips_transfer, escrow_and_wallet, wallet_for
+from accounts.services import (
+    ChipsError,
+    chips_transfer,
+    escrow_and_wallet,
+    wallet_for,
+    wallet_of,
+)
 from games import engine
-from lib.prepared import PreparedQuery
 from play.errors import PlayError
 from play.locks import table_seats
 from play.models import Game
@@ -41,14 +46,6 @@ def _wallets(seats: list[Seat], *, lock: bool) -> dict[int, Account]:
     return found
 
 
-# Read for every seat whose chips a move stakes or pays: compiled once (lib.prepared).
-_WALLET = PreparedQuery(
-    lambda user_id: Account.objects.filter(owner_id=user_id, kind=Account.Kind.PLAYER).order_by(
-        "pk"
-    )[:1]
-)
-
-
 def chips_sync(game: Game, *, void: bool) -> None:
     """Keep the game's escrow equal to the chips in play, through the one ledger function.
 
@@ -76,9 +73,7 @@ def chips_sync(game: Game, *, void: bool) -> None:
         if escrow is None:  # the first seat's wallet read with the escrow, in one statement
             escrow, wallet = escrow_and_wallet(f"escrow:game:{game.pk}", entry["user"])
         else:
-            wallet = _WALLET.first(user_id=entry["user"])
-            if wallet is None:
-                raise Account.DoesNotExist(f"no wallet of user {entry['user']}")
+            wallet = wallet_of(entry["user"])
         key = f"game:{game.pk}:v{state['version']}:{sid}" + (":void" if void else "")
         common = {"idempotency_key": key, "round_ref": f"game:{game.pk}", "game": game}
         try:

@@ -70,10 +70,7 @@ def lock_table(table_id: int) -> Table:
 def lock_table_with_host(table_id: int) -> Table:
     """The table, locked for the command that reads it (only its own row: the host, whose
     name goes into every frame (frames.table_info), is read with it, not locked)."""
-    table = _TABLE_WITH_HOST.first(table_id=table_id)
-    if table is None:
-        raise Table.DoesNotExist("Table matching query does not exist.")
-    return table
+    return _TABLE_WITH_HOST.get(table_id=table_id)
 
 
 # A user's name is all a table's frames show of its host and its seated players (their

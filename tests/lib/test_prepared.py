@@ -240,3 +240,9 @@ def test_insert_refuses_an_unsaved_related_object_as_save_does(make_user):
     ghost = User(username="призрак")  # never saved
     with pytest.raises(ValueError):
         insert(ClientCommand(user=ghost, table=table, client_id="x", outcome={}))
+
+
+@pytest.mark.django_db
+def test_get_raises_the_models_does_not_exist_as_the_orm_does():
+    with transaction.atomic(), pytest.raises(Table.DoesNotExist):
+        locks.lock_table_with_host(987_654)
