@@ -14,7 +14,7 @@ from django.db.models import Q, Sum
 from django.utils.translation import gettext as _
 
 from accounts.models import Account, LedgerEntry, User
-from lib.prepared import PreparedQuery, insert, update_fields
+from lib.prepared import PreparedQuery, insert, send_joined, update_fields
 
 WELCOME_GRANT_CHIPS = 10_000
 GRANTS_ACCOUNT_CODE = "grants"
@@ -197,8 +197,11 @@ def chips_transfer(
 
             src.balance -= amount
             dst.balance += amount
-            update_fields(src, ["balance"])
-            update_fields(dst, ["balance"])
+            # In a client's command, the two balances and the entry go to the database
+            # in one round trip (lib.prepared.joined_writes), sent here, in the
+            # savepoint, so that a key used already is caught below.
+            update_fields(src, ["balance"], later=True)
+            update_fields(dst, ["balance"], later=True)
             entry = LedgerEntry(
                 source=src,
                 destination=dst,
@@ -212,7 +215,8 @@ def chips_transfer(
                 destination_balance_after=dst.balance,
                 created_by=created_by,
             )
-            insert(entry)
+            insert(entry, later=True)
+            send_joined()
     except IntegrityError:
         # The key was used already (a replay: its entry is the answer, or a conflict),
         # or committed concurrently meanwhile (the unique index made us wait for it):

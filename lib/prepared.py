@@ -29,17 +29,25 @@ of its parameters.
   transaction for rollback), with the SQL built once per model and field list. They send
   no `pre_save`/`post_save` signals and call no `save()` of the model's own: used only for
   models with neither (tests/lib/test_prepared.py holds that).
+- `joined_writes` and `read_together` spend fewer round trips on the same statements:
+  inside `joined_writes`, the writes made `later` wait and go to the database together —
+  ahead of the next prepared read, before any other statement, or at the end with the
+  transaction's COMMIT — and `read_together` sends several reads at once, where the
+  connection can carry several statements in one query (PostgreSQL through psycopg 3's
+  client-side binding, Django's default). Each statement still sees every write made
+  before it (docs/decisions.md, "A move's writes go together").
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from django.db import DatabaseError, connections, router, transaction
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, DataError, connections, router, transaction
 from django.db.models import Model, QuerySet
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 from django.db.transaction import TransactionManagementError
@@ -157,15 +165,21 @@ class _Plan:
                 out.append(adapt(values[what]))
         return out
 
-    def run(self, values: dict[str, Any]) -> list[Any]:
+    def check_transaction(self) -> None:
         if self.locks and self.connection.get_autocommit():
             # As the ORM refuses it when it compiles (here compiled once, maybe inside one).
             raise TransactionManagementError(
                 "select_for_update cannot be used outside of a transaction."
             )
+
+    def run(self, values: dict[str, Any]) -> list[Any]:
+        self.check_transaction()
         with self.connection.cursor() as cursor:
-            cursor.execute(self.sql, self.params(values))
-            rows: Any = cursor.fetchall()
+            _execute(self.connection, cursor, self.sql, self.params(values))
+            return self.results(cursor.fetchall())
+
+    def results(self, rows: Any) -> list[Any]:
+        """The rows of one run as the queryset would yield them."""
         if self.trim is not None:
             rows = [row[: self.trim] for row in rows]
         if self.converters:
@@ -225,6 +239,57 @@ class PreparedQuery:
         return found[0]
 
 
+def read_together(*reads: tuple[PreparedQuery, dict[str, Any]]) -> list[list[Any]]:
+    """The results of several prepared queries, sent in one round trip where the
+    connection can carry several statements (`sends_several`), else one after another.
+    PostgreSQL runs them in order, each with a snapshot of its own taken when it starts:
+    a read that follows a lock sees what was committed until the lock was granted, as it
+    would if it were sent on its own."""
+    plans = [query._plan(values) for query, values in reads]
+    connection = plans[0].connection
+    if any(plan.connection is not connection for plan in plans) or not sends_several(connection):
+        return [plan.run(values) for plan, (_query, values) in zip(plans, reads, strict=True)]
+    for plan in plans:
+        plan.check_transaction()
+    sql = "; ".join(plan.sql for plan in plans)
+    params = [
+        param
+        for plan, (_query, values) in zip(plans, reads, strict=True)
+        for param in plan.params(values)
+    ]
+    found = []
+    with connection.cursor() as cursor:
+        _execute(connection, cursor, sql, params)
+        for number, plan in enumerate(plans):
+            if number:
+                cursor.nextset()
+            found.append(plan.results(cursor.fetchall()))
+    return found
+
+
+def _execute(connection: Any, cursor: Any, sql: str, params: list[Any]) -> None:
+    """A prepared read, with the writes waiting on the connection (`joined_writes`) sent
+    ahead of it in the same round trip: a read may fail only as the whole transaction
+    does, so a failure of theirs raised from it is not taken for its own."""
+    joined = _joined(connection)
+    if joined is None:
+        cursor.execute(sql, params)
+    else:
+        joined.execute_after(cursor, sql, params)
+
+
+def sends_several(connection: Any) -> bool:
+    """Whether one execute on `connection` may carry several statements with their values:
+    psycopg 3's client-side binding cursor, Django's default on PostgreSQL, puts the values
+    into the text and sends it as one simple query (each statement's result then read in
+    turn with `nextset`). SQLite's driver runs one statement per execute."""
+    return (
+        connection.vendor == "postgresql"
+        and connection.Database.__name__ == "psycopg"  # not psycopg2
+        and not connection.settings_dict.get("OPTIONS", {}).get("server_side_binding")
+    )
+
+
 # --- writes ----------------------------------------------------------------------------
 
 _writes = threading.local()
@@ -246,8 +311,10 @@ def _prepared(field: Any, instance: Model, connection: Any, *, adding: bool) -> 
     return field.get_db_prep_save(field.pre_save(instance, adding), connection)
 
 
-def update_fields(instance: Model, fields: Sequence[str]) -> None:
-    """`instance.save(update_fields=fields)`, without the signals (see the module)."""
+def update_fields(instance: Model, fields: Sequence[str], *, later: bool = False) -> None:
+    """`instance.save(update_fields=fields)`, without the signals (see the module).
+    `later`: inside `joined_writes`, the statement waits to go with the transaction's
+    other writes (its row must be one the transaction has locked, so that it is there)."""
     model = type(instance)
     using = router.db_for_write(model, instance=instance)
     connection = connections[using]
@@ -263,9 +330,21 @@ def update_fields(instance: Model, fields: Sequence[str]) -> None:
         columns = ", ".join(f"{qn(field.column)} = %s" for field in chosen)
         return f"UPDATE {qn(meta.db_table)} SET {columns} WHERE {qn(meta.pk.column)} = %s"
 
-    sql = _write_sql(("update", model, tuple(fields), connection.vendor), build)
     params = [_prepared(field, instance, connection, adding=False) for field in chosen]
     params.append(meta.pk.get_db_prep_value(instance.pk, connection))
+    joined = _joined(connection) if later else None
+    if joined is not None:
+        # A row the update misses fails the statement itself, so that the COMMIT sent
+        # after it (JoinedWrites.send) is not run: one divided by the rows it changed.
+        sql = _write_sql(
+            ("update checked", model, tuple(fields), connection.vendor),
+            lambda: f"WITH changed AS ({build()} RETURNING 1) SELECT 1 / COUNT(*) FROM changed",
+        )
+        joined.wait(sql, params, _nothing)
+        instance._state.adding = False
+        instance._state.db = using
+        return
+    sql = _write_sql(("update", model, tuple(fields), connection.vendor), build)
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount == 0:
@@ -274,9 +353,11 @@ def update_fields(instance: Model, fields: Sequence[str]) -> None:
     instance._state.db = using
 
 
-def insert(instance: Model) -> Model:
+def insert(instance: Model, *, later: bool = False) -> Model:
     """`Model.objects.create(...)` of an instance built with its values (its primary key
-    not set), without the signals (see the module). Returns the instance, saved."""
+    not set), without the signals (see the module). Returns the instance, saved.
+    `later`: inside `joined_writes`, the statement waits to go with the transaction's
+    other writes, and the instance has its key once they are sent."""
     model = type(instance)
     using = router.db_for_write(model, instance=instance)
     connection = connections[using]
@@ -300,6 +381,16 @@ def insert(instance: Model) -> Model:
 
     sql = _write_sql(("insert", model, connection.vendor), build)
     params = [_prepared(field, instance, connection, adding=True) for field in fields]
+    joined = _joined(connection) if later and returning else None
+    if joined is not None:
+
+        def keyed(cursor: Any) -> None:
+            instance.pk = cursor.fetchone()[0]
+
+        joined.wait(sql, params, keyed)
+        instance._state.adding = False
+        instance._state.db = using
+        return instance
     with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         if returning:
@@ -310,3 +401,128 @@ def insert(instance: Model) -> Model:
     instance._state.adding = False
     instance._state.db = using
     return instance
+
+
+# --- writes sent together ------------------------------------------------------------------
+
+
+def _nothing(cursor: Any) -> None:
+    pass
+
+
+class JoinedWrites:
+    """The writes of one transaction made with `later=True`, waiting to be sent in one
+    round trip (`joined_writes`). Any other statement on the connection sends them first,
+    in a round trip of their own, so that every statement sees every write made before
+    it, as if each had been sent when it was made: only the round trips are fewer."""
+
+    def __init__(self, connection: Any, *, active: bool) -> None:
+        self.connection = connection
+        self.active = active
+        self.waiting: list[tuple[str, list[Any], Callable[[Any], None]]] = []
+        self._sending = False
+
+    def wait(self, sql: str, params: list[Any], done: Callable[[Any], None]) -> None:
+        self.waiting.append((sql, params, done))
+
+    def before_statement(
+        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
+    ) -> Any:
+        """Django's execute wrapper: what waits goes before any other statement."""
+        if self.waiting and not self._sending:
+            self.send()
+        return execute(sql, params, many, context)
+
+    def send(self, *, commit: bool = False) -> bool:
+        """Send what waits, in one round trip. `commit`: end it with the transaction's
+        COMMIT when this is the outermost atomic block and nothing marked it for rollback
+        — psycopg then skips the COMMIT that the block's exit asks for, the transaction
+        being over: the caller must leave the block at once. Returns whether it committed
+        (False: nothing waited, or the block is not the outermost; the block's exit
+        commits as usual)."""
+        if not self.waiting:
+            return False
+        connection = self.connection
+        commit = (
+            commit
+            and len(connection.atomic_blocks) == 1
+            and connection.commit_on_exit
+            and not connection.needs_rollback
+        )
+        with connection.cursor() as cursor:
+            self.execute_after(cursor, "COMMIT" if commit else "", [])
+        return commit
+
+    def execute_after(self, cursor: Any, sql: str, params: list[Any]) -> None:
+        """Run `sql` on `cursor` with what waits sent before it, in the same round trip:
+        the cursor is left at `sql`'s result. A failure marks the transaction for
+        rollback, as a write's own does (which statement failed is not told apart)."""
+        waiting, self.waiting = self.waiting, []
+        if not waiting:
+            cursor.execute(sql, params)
+            return
+        text = "; ".join(
+            [*(statement for statement, _params, _done in waiting), *([sql] if sql else [])]
+        )
+        values = [param for _sql, each, _done in waiting for param in each]
+        self._sending = True
+        try:
+            with transaction.mark_for_rollback_on_error(self.connection.alias):
+                try:
+                    cursor.execute(text, [*values, *params])
+                except DataError as error:
+                    if _division_by_zero(error):
+                        raise DatabaseError(
+                            "Save with update_fields did not affect any rows."
+                        ) from error
+                    raise
+                for _sql, _params, done in waiting:
+                    done(cursor)
+                    cursor.nextset()
+        finally:
+            self._sending = False
+
+
+def send_joined(using: str = DEFAULT_DB_ALIAS) -> None:
+    """Send the writes waiting on the connection now (inside `joined_writes`), so that a
+    failure of theirs is raised here: in a savepoint that catches it (a ledger entry's
+    key used already), not from the savepoint's release."""
+    joined = _joined(connections[using])
+    if joined is not None:
+        joined.send()
+
+
+def _division_by_zero(error: DataError) -> bool:
+    return getattr(getattr(error.__cause__, "diag", None), "sqlstate", None) == "22012"
+
+
+def _joined(connection: Any) -> JoinedWrites | None:
+    joined: JoinedWrites | None = getattr(connection, "_joined_writes", None)
+    return joined if joined is not None and joined.active else None
+
+
+@contextlib.contextmanager
+def joined_writes(using: str = DEFAULT_DB_ALIAS) -> Iterator[JoinedWrites]:
+    """Inside an atomic block: the writes made with `later=True` until the block's end wait
+    and are sent together, in one round trip, before the next other statement or at the
+    end (`JoinedWrites.send`, with the COMMIT if the caller asks). Where the connection
+    cannot carry several statements (`sends_several`: SQLite), each is sent when made.
+    Leaving with an exception, or with the transaction marked for rollback, drops what
+    waits: the atomic block around rolls back what was sent."""
+    connection = connections[using]
+    outer: JoinedWrites | None = getattr(connection, "_joined_writes", None)
+    if outer is not None:
+        yield outer
+        return
+    if not connection.in_atomic_block:
+        raise TransactionManagementError("joined_writes() is for inside an atomic block.")
+    joined = JoinedWrites(connection, active=sends_several(connection))
+    connection._joined_writes = joined
+    try:
+        with connection.execute_wrapper(joined.before_statement):
+            yield joined
+            if not connection.needs_rollback:
+                joined.send()
+    finally:
+        joined.waiting = []
+        connection._joined_writes = None

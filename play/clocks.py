@@ -12,6 +12,7 @@ from django.db import transaction
 
 from games import engine
 from games.ai import choose_action
+from lib.prepared import joined_writes
 from play import locks
 from play.errors import PlayError
 from play.lifecycle import deal, start_next, transition
@@ -52,7 +53,9 @@ def apply_due(
         ).exists()
     ):
         return 0
-    with transaction.atomic():
+    # The decision's writes go in one round trip with the COMMIT, as a move's do
+    # (play.locks.command_transaction); run inside a command, with the command's.
+    with transaction.atomic(), joined_writes() as joined:
         table = lock_table_or_skip(table_id, wait=wait)
         if table is None:
             return 0  # another sweeper (or a move) holds this table right now
@@ -70,6 +73,7 @@ def apply_due(
         else:
             action = {"seat": seat_id, "action": "timeout"}
         transition(table, game, action, now)
+        joined.send(commit=True)  # the last thing in the transaction
         return 1
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 
 from lib.prepared import insert
 from play import locks
@@ -54,7 +54,7 @@ def command_once(
     # refuses the second row and everything the run did rolls back (_Repeat), or, when
     # the run is refused (the move was made already), the stored answer is looked for.
     refusal: PlayError | ValidationError | None = None
-    with command_transaction():
+    with command_transaction() as joined:
         try:
             if version is not None:
                 version_expected(lock_table_version(table.pk), version)
@@ -66,12 +66,18 @@ def command_once(
         else:
             try:
                 # No savepoint (a round trip each way): a duplicate id abandons the whole
-                # transaction anyway (_Repeat rolls it back).
-                with transaction.atomic(savepoint=False):
-                    insert(
-                        ClientCommand(user=user, table=table, client_id=client_id, outcome=outcome)
-                    )
-            except IntegrityError:
+                # transaction anyway (_Repeat rolls it back; a failed write marks it for
+                # rollback too).
+                insert(
+                    ClientCommand(user=user, table=table, client_id=client_id, outcome=outcome),
+                    later=True,
+                )
+                # The move's writes, the id and the COMMIT: one round trip on PostgreSQL.
+                # Nothing may follow it inside the transaction.
+                joined.send(commit=True)
+            except IntegrityError as error:
+                if not _is_this_command(error):
+                    raise
                 # The same id from another tab won the race; its outcome is the answer,
                 # and this attempt's changes roll back with the outer transaction.
                 raise _Repeat() from None
@@ -87,6 +93,14 @@ def command_once(
 
 class _Repeat(Exception):
     pass
+
+
+def _is_this_command(error: IntegrityError) -> bool:
+    """Whether `error` is the command's id stored twice — and not another of the writes
+    sent in the same round trip (lib.prepared.joined_writes). SQLite's errors name no
+    constraint, but there the id's insert is a statement of its own."""
+    diagnosis = getattr(error.__cause__, "diag", None)
+    return diagnosis is None or diagnosis.constraint_name == "client_command_once"
 
 
 def command_run(

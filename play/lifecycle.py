@@ -232,8 +232,9 @@ def transition(
         raise PlayError(error.code, _rules_message(error, game)) from error
     game.state = state
     game.actions = [*game.actions, action]
-    # A move's writes: each statement built once (lib.prepared).
-    insert(GameEvent(game=game, version=state["version"], action=action, events=events))
+    # A move's writes: each statement built once, and in a client's command sent with
+    # its other writes and the COMMIT in one round trip (lib.prepared, `later`).
+    insert(GameEvent(game=game, version=state["version"], action=action, events=events), later=True)
     _after(table, game, now, events)
     if not game.state["finished"] and deals.ends_a_deal(events):
         # A finished game announces its deal's end in end_game, with a voided one's.
@@ -284,7 +285,7 @@ def _after(
         game.deadline = now + seconds(pause + wait)
     # What a transition changes (every other field is saved where it is changed): not the
     # game's players, options and seeds again with every move.
-    update_fields(game, _TRANSITION_FIELDS)
+    update_fields(game, _TRANSITION_FIELDS, later=True)
 
 
 def _round_pause(game: Game, events: Sequence[dict[str, Any]]) -> float:

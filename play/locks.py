@@ -22,7 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from lib.prepared import PreparedQuery
+from lib.prepared import JoinedWrites, PreparedQuery, joined_writes, read_together
 from play.models import Game
 from play.selectors import presence_cutoff, seat_presence_since, seats_connected
 from tables.models import Seat, Table
@@ -41,13 +41,16 @@ _in_command: contextvars.ContextVar[bool] = contextvars.ContextVar("in_command",
 
 
 @contextlib.contextmanager
-def command_transaction() -> Iterator[None]:
+def command_transaction() -> Iterator[JoinedWrites]:
     """The one transaction of a client command: its service's writes and the command's id
-    (play.commands), committed together."""
+    (play.commands), committed together. A move's writes (its event, the game, the table's
+    version, the command's id) are made `later` (lib.prepared.joined_writes): on
+    PostgreSQL they go to the database in one round trip with the COMMIT
+    (`JoinedWrites.send(commit=True)`), not in five."""
     token = _in_command.set(True)
     try:
-        with transaction.atomic():
-            yield
+        with transaction.atomic(), joined_writes() as joined:
+            yield joined
     finally:
         _in_command.reset(token)
 
@@ -146,8 +149,15 @@ def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
     Waiting for the lock, the statement sees the latest version of both rows (READ
     COMMITTED re-checks a locked row), but not a game begun meanwhile: then it finds none,
     and the two statements of old, each with a fresh snapshot, find that game."""
-    game = _TABLE_AND_GAME.first(table_id=table_id)
-    if game is not None:
+    at = now()
+    # The seats are read in the same round trip, after the lock is granted (read_seats).
+    games, seats = read_together(
+        (_TABLE_AND_GAME, {"table_id": table_id}),
+        (_SEATS_WITH_PRESENCE, {"table_id": table_id, "cutoff": presence_cutoff(at)}),
+    )
+    if games:
+        game = games[0]
+        _seats_known(game.table, seats, at)
         return game.table, game
     table = lock_table_with_host(table_id)
     return table, playing_game(table)
@@ -189,13 +199,20 @@ def read_seats(table: Table) -> list[Seat]:
     the table's lock, so read now or at the command's end, a few milliseconds later, they
     race the same way with a socket that opens or closes meanwhile, whose own presence
     frame follows its commit."""
+    known: list[Seat] | None = getattr(table, "_seats_read", None)
+    if known is not None:  # read with the lock (lock_table_and_game)
+        return known
     at = now()
     seats = _SEATS_WITH_PRESENCE.all(table_id=table.pk, cutoff=presence_cutoff(at))
+    _seats_known(table, seats, at)
+    return seats
+
+
+def _seats_known(table: Table, seats: list[Seat], at: datetime.datetime) -> None:
     for seat in seats:
         seat.table = table  # as `table.seats` would: not read again through a seat
     table._seats_read = seats  # type: ignore[attr-defined]
     table._seats_read_at = at  # type: ignore[attr-defined]
-    return seats
 
 
 def seat_row(table: Table, entry: dict[str, Any]) -> Seat | None:

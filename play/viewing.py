@@ -32,8 +32,9 @@ def frames_on_commit(
     `latest_known`: `game` is the table's latest game, None when it has had none yet
     (not looked for again)."""
     table.version += 1
-    # Every change saves its version: the statement built once (lib.prepared).
-    update_fields(table, ["version", "next_game_at", *saving])
+    # Every change saves its version: the statement built once, sent with the change's
+    # other writes in a client's command (lib.prepared, `later`).
+    update_fields(table, ["version", "next_game_at", *saving], later=True)
     common = _viewing(table, game, connected=seats_read_connected(table), game_known=latest_known)
     # The table's part is every viewer's alike: built once for all of the change's frames.
     info = table_info(table, common["seats"], common["connected"])
