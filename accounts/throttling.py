@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -70,13 +71,25 @@ def cache_count(key: str, *, timeout: float, delta: int = 1) -> int:
             continue  # expired (or evicted) between add and incr: add it again
 
 
+_clients = threading.local()
+
+
 def _redis_client(key: str) -> Any:
     """The redis-py client behind Django's RedisCache for `key`, or None for another cache
-    (LocMem in embedded mode)."""
+    (LocMem in embedded mode).
+
+    Made once per cache backend (Django's are per thread) and kept: Django's RedisCache
+    makes a new client for every call, and `Redis.__init__` sorting its some forty options
+    was a twentieth of the web process's Python work under load (make bench-live
+    --profile), every message of a socket being counted here. Django's client writes to
+    its first server whatever the key, so one client serves every key."""
     backend = caches["default"]  # the backend itself: `cache` is a proxy of it
-    if isinstance(backend, RedisCache):
-        return backend._cache.get_client(key, write=True)
-    return None
+    if not isinstance(backend, RedisCache):
+        return None
+    kept = getattr(_clients, "kept", None)
+    if kept is None or kept[0] is not backend._cache:
+        kept = _clients.kept = (backend._cache, backend._cache.get_client(key, write=True))
+    return kept[1]
 
 
 def throttle_count(*, scope: str, subject: str, window_seconds: int = HOUR) -> int:

@@ -1107,13 +1107,16 @@ async def profiled_run(
     """One more run with py-spy recording daphne. --nonblocking: py-spy reads daphne's
     memory without stopping it (the default pauses it at every sample, 100 times a second,
     which would slow what it measures); a rare torn stack is the price. No --threads: the
-    categories go by frames, and thread ids would only split identical stacks. py-spy
-    leaves out idle threads by default (no --idle), so samples count CPU, not waiting."""
+    categories go by frames, and thread ids would only split identical stacks. --gil:
+    only the thread holding the GIL is sampled, so a sample is Python at work — not a
+    database thread waiting for PostgreSQL's reply in psycopg's Python code, nor a thread
+    waiting for a core, which py-spy otherwise counts as busy (on a loaded machine the
+    samples came to twice the process's CPU, a third of them waits for PostgreSQL)."""
     path = logs / f"daphne-{players}.txt"
     argv = [
         str(BIN / "py-spy"),
         *("record", "--pid", str(stack.daphne.pgid), "--rate", str(PROFILE_RATE)),
-        *("--format", "raw", "--nonblocking", "--duration", str(max(1, round(seconds)))),
+        *("--format", "raw", "--gil", "--nonblocking", "--duration", str(max(1, round(seconds)))),
         *("--output", str(path)),
     ]
     try:
@@ -1138,8 +1141,8 @@ async def profiled_run(
 def profile_lines(profile: Profile, players: int) -> list[str]:
     lines = [
         f"Where daphne's CPU goes ({players}-player step, --profile): py-spy at "
-        f"{profile.rate} Hz during one more run of the step (not one of its runs), idle "
-        "threads left out; raw collapsed stacks (a flame graph: flamegraph.pl or "
+        f"{profile.rate} Hz during one more run of the step (not one of its runs), the "
+        "thread holding the GIL; raw collapsed stacks (a flame graph: flamegraph.pl or "
         f"speedscope) in {profile.path}",
     ]
     if profile.error or not profile.total or profile.run is None:
@@ -1148,13 +1151,15 @@ def profile_lines(profile: Profile, players: int) -> list[str]:
     per_action = cpu_per_message([profile.run])
     cpu_seconds = (profile.run.usage.cpu.get("daphne") or 0.0) / 100 * profile.run.span
     lines.append(
-        f"  {profile.total:,} samples (= {profile.total / profile.rate:.1f} s busy; daphne used "
+        f"  {profile.total:,} samples (= {profile.total / profile.rate:.1f} s with the GIL"
+        f" held; daphne used "
         f"{cpu_seconds:.1f} CPU-s in the run); {_num(profile.run.rate, 1)} actions/s accepted,"
         f" {_num(per_action, 1)} ms of daphne CPU per accepted action"
     )
     lines.append(
-        "  (py-spy counts a thread running or runnable — waiting for a core on a busy machine"
-        " too — so the samples can exceed the CPU: the shares are used, times the CPU per "
+        "  (py-spy samples the thread holding the GIL: Python at work, one thread at a time;"
+        " work done with the GIL released — the kernel's socket calls, libpq's — is in the "
+        "CPU from /proc but in no sample. The shares are of the samples, times the CPU per "
         "action measured from /proc)"
     )
     lines.append(f"  {'category':<28} {'samples':>8} {'share':>6} {'ms/action':>10}")
