@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import threading
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,25 +71,28 @@ def cache_count(key: str, *, timeout: float, delta: int = 1) -> int:
             continue  # expired (or evicted) between add and incr: add it again
 
 
-_clients = threading.local()
+# One client per Django cache client: see _redis_client.
+_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def _redis_client(key: str) -> Any:
     """The redis-py client behind Django's RedisCache for `key`, or None for another cache
     (LocMem in embedded mode).
 
-    Made once per cache backend (Django's are per thread) and kept: Django's RedisCache
-    makes a new client for every call, and `Redis.__init__` sorting its some forty options
-    was a twentieth of the web process's Python work under load (make bench-live
-    --profile), every message of a socket being counted here. Django's client writes to
-    its first server whatever the key, so one client serves every key."""
+    Made once per Django cache client and kept: Django's RedisCache makes a new redis-py
+    client for every call, and `Redis.__init__` sorting its some forty options was a
+    twentieth of the web process's Python work under load (make bench-live --profile),
+    every message of a socket being counted here. Django's cache backends are per
+    context (asgiref's Local: each socket's calls have their own), so the client is kept
+    with the backend's, not per thread, whose calls come from every socket. Django's
+    client writes to its first server whatever the key, so one client serves every key."""
     backend = caches["default"]  # the backend itself: `cache` is a proxy of it
     if not isinstance(backend, RedisCache):
         return None
-    kept = getattr(_clients, "kept", None)
-    if kept is None or kept[0] is not backend._cache:
-        kept = _clients.kept = (backend._cache, backend._cache.get_client(key, write=True))
-    return kept[1]
+    client = _clients.get(backend._cache)
+    if client is None:
+        client = _clients[backend._cache] = backend._cache.get_client(key, write=True)
+    return client
 
 
 def throttle_count(*, scope: str, subject: str, window_seconds: int = HOUR) -> int:

@@ -410,36 +410,65 @@ def _nothing(cursor: Any) -> None:
     pass
 
 
+class JoinedWriteFailed(DatabaseError):
+    """Writes that waited (`joined_writes`) failed when another statement sent them ahead
+    of itself: raised from that statement in place of their own error (chained to it), so
+    that code catching that statement's errors — an `IntegrityError` around a savepoint,
+    say — does not take it for its own."""
+
+
 class JoinedWrites:
     """The writes of one transaction made with `later=True`, waiting to be sent in one
     round trip (`joined_writes`). Any other statement on the connection sends them first,
     in a round trip of their own, so that every statement sees every write made before
-    it, as if each had been sent when it was made: only the round trips are fewer."""
+    it, as if each had been sent when it was made: only the round trips are fewer.
+
+    Every write that waits was made after the last statement sent, and so inside the
+    innermost savepoint (its SAVEPOINT was such a statement): a rollback to that savepoint
+    drops them unsent, and a failure of theirs sent before another statement is that
+    statement's, for the atomic blocks around it — a savepoint's release that fails rolls
+    back to the savepoint, as when a write inside it fails."""
 
     def __init__(self, connection: Any, *, active: bool) -> None:
         self.connection = connection
         self.active = active
         self.waiting: list[tuple[str, list[Any], Callable[[Any], None]]] = []
+        self.committed = False
         self._sending = False
 
     def wait(self, sql: str, params: list[Any], done: Callable[[Any], None]) -> None:
+        self._refuse_after_commit()
         self.waiting.append((sql, params, done))
+
+    def _refuse_after_commit(self) -> None:
+        if self.committed:
+            # A statement now would begin a transaction of its own, which the atomic
+            # block's exit would commit apart from the one it belongs to.
+            raise TransactionManagementError(
+                "The transaction was committed with its writes: nothing may follow in it."
+            )
 
     def before_statement(
         self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
     ) -> Any:
         """Django's execute wrapper: what waits goes before any other statement."""
-        if self.waiting and not self._sending:
-            self.send()
+        if not self._sending:
+            self._refuse_after_commit()
+            if self.waiting and sql.startswith("ROLLBACK TO SAVEPOINT"):
+                self.waiting = []  # made inside the savepoint rolled back: never sent
+            elif self.waiting:
+                with self.connection.cursor() as cursor:
+                    self.execute_after(cursor, "", [], ahead=True)
         return execute(sql, params, many, context)
 
     def send(self, *, commit: bool = False) -> bool:
         """Send what waits, in one round trip. `commit`: end it with the transaction's
         COMMIT when this is the outermost atomic block and nothing marked it for rollback
         — psycopg then skips the COMMIT that the block's exit asks for, the transaction
-        being over: the caller must leave the block at once. Returns whether it committed
-        (False: nothing waited, or the block is not the outermost; the block's exit
-        commits as usual)."""
+        being over: the caller must leave the block at once (a statement after it is
+        refused). Returns whether it committed (False: nothing waited, or the block is not
+        the outermost; the block's exit commits as usual)."""
+        self._refuse_after_commit()
         if not self.waiting:
             return False
         connection = self.connection
@@ -451,12 +480,18 @@ class JoinedWrites:
         )
         with connection.cursor() as cursor:
             self.execute_after(cursor, "COMMIT" if commit else "", [])
+        self.committed = commit
         return commit
 
-    def execute_after(self, cursor: Any, sql: str, params: list[Any]) -> None:
+    def execute_after(
+        self, cursor: Any, sql: str, params: list[Any], *, ahead: bool = False
+    ) -> None:
         """Run `sql` on `cursor` with what waits sent before it, in the same round trip:
         the cursor is left at `sql`'s result. A failure marks the transaction for
-        rollback, as a write's own does (which statement failed is not told apart)."""
+        rollback, as a write's own does (which statement failed is not told apart).
+        `ahead`: sent ahead of another statement (`before_statement`): a failure is
+        raised as `JoinedWriteFailed` and marks nothing (the statement's atomic blocks
+        deal with it)."""
         waiting, self.waiting = self.waiting, []
         if not waiting:
             cursor.execute(sql, params)
@@ -467,15 +502,21 @@ class JoinedWrites:
         values = [param for _sql, each, _done in waiting for param in each]
         self._sending = True
         try:
-            with transaction.mark_for_rollback_on_error(self.connection.alias):
+            with (
+                contextlib.nullcontext()
+                if ahead
+                else transaction.mark_for_rollback_on_error(self.connection.alias)
+            ):
                 try:
                     cursor.execute(text, [*values, *params])
-                except DataError as error:
-                    if _division_by_zero(error):
-                        raise DatabaseError(
-                            "Save with update_fields did not affect any rows."
-                        ) from error
-                    raise
+                except DatabaseError as error:
+                    if isinstance(error, DataError) and _division_by_zero(error):
+                        failure = DatabaseError("Save with update_fields did not affect any rows.")
+                    elif ahead:
+                        failure = JoinedWriteFailed(f"writes sent together failed: {error}")
+                    else:
+                        raise
+                    raise failure from error
                 for _sql, _params, done in waiting:
                     done(cursor)
                     cursor.nextset()
@@ -521,7 +562,7 @@ def joined_writes(using: str = DEFAULT_DB_ALIAS) -> Iterator[JoinedWrites]:
     try:
         with connection.execute_wrapper(joined.before_statement):
             yield joined
-            if not connection.needs_rollback:
+            if not connection.needs_rollback and not joined.committed:
                 joined.send()
     finally:
         joined.waiting = []

@@ -150,7 +150,8 @@ def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
     COMMITTED re-checks a locked row), but not a game begun meanwhile: then it finds none,
     and the two statements of old, each with a fresh snapshot, find that game."""
     at = now()
-    # The seats are read in the same round trip, after the lock is granted (read_seats).
+    # The seats are read in the same round trip, after the lock is granted, as
+    # `read_seats` reads them (`seats_locked` gives them to the move).
     games, seats = read_together(
         (_TABLE_AND_GAME, {"table_id": table_id}),
         (_SEATS_WITH_PRESENCE, {"table_id": table_id, "cutoff": presence_cutoff(at)}),
@@ -199,13 +200,17 @@ def read_seats(table: Table) -> list[Seat]:
     the table's lock, so read now or at the command's end, a few milliseconds later, they
     race the same way with a socket that opens or closes meanwhile, whose own presence
     frame follows its commit."""
-    known: list[Seat] | None = getattr(table, "_seats_read", None)
-    if known is not None:  # read with the lock (lock_table_and_game)
-        return known
     at = now()
     seats = _SEATS_WITH_PRESENCE.all(table_id=table.pk, cutoff=presence_cutoff(at))
     _seats_known(table, seats, at)
     return seats
+
+
+def seats_locked(table: Table) -> list[Seat]:
+    """The seats as `read_seats` reads them: those read in the round trip that locked the
+    table (`lock_table_and_game`), else read now."""
+    known: list[Seat] | None = getattr(table, "_seats_read", None)
+    return known if known is not None else read_seats(table)
 
 
 def _seats_known(table: Table, seats: list[Seat], at: datetime.datetime) -> None:

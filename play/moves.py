@@ -22,6 +22,7 @@ from play.locks import (
     lock_table_with_host,
     playing_game,
     read_seats,
+    seats_locked,
     service_transaction,
 )
 from play.models import Game
@@ -163,7 +164,7 @@ def _act(
     if game is None:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))
     version_expected(table.version, version)
-    seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
+    seat = next((s for s in seats_locked(table) if s.player_id == player.pk), None)
     if seat is None or seat.seat_id not in game.seat_ids:
         raise PlayError("not_seated", _("Вы не играете в этой игре."))
     if game.paused:

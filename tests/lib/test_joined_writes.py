@@ -11,7 +11,14 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts import services as accounts
 from accounts.models import LedgerEntry
-from lib.prepared import insert, joined_writes, read_together, sends_several, update_fields
+from lib.prepared import (
+    JoinedWriteFailed,
+    insert,
+    joined_writes,
+    read_together,
+    sends_several,
+    update_fields,
+)
 from play import commands, locks
 from play.models import ClientCommand
 from tables import services
@@ -184,3 +191,77 @@ def test_integrity_errors_are_told_apart_by_their_constraint():
     assert not commands._is_this_command(other)
     Diagnosis.constraint_name = "client_command_once"
     assert commands._is_this_command(other)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_savepoint_rolled_back_drops_its_waiting_writes_unsent(make_user):
+    user = make_user()
+    table = services.table_create(variant="classic", name="Откат")
+    with transaction.atomic(), joined_writes():
+        insert(ClientCommand(user=user, table=table, client_id="kept", outcome={}), later=True)
+        with CaptureQueriesContext(connection) as queries:
+            try:
+                with transaction.atomic():
+                    insert(
+                        ClientCommand(user=user, table=table, client_id="dropped", outcome={}),
+                        later=True,
+                    )
+                    raise RuntimeError("refused")
+            except RuntimeError:
+                pass
+        sent = _sent(queries)
+        if _several():
+            # The outer write went before the SAVEPOINT; the inner one was never sent.
+            assert not any("dropped" in q for q in sent), sent
+    assert sorted(ClientCommand.objects.values_list("client_id", flat=True)) == ["kept"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_writes_failing_at_a_savepoints_release_roll_back_to_it_and_the_rest_commits(
+    make_user,
+):
+    """A write inside a savepoint that fails when the savepoint's release sends it rolls
+    back to that savepoint, as a write failing inside it would: the transaction goes on."""
+    user = make_user()
+    table = services.table_create(variant="classic", name="Выпуск")
+    with transaction.atomic(), joined_writes():
+        insert(ClientCommand(user=user, table=table, client_id="one", outcome={}), later=True)
+        with pytest.raises(DatabaseError), transaction.atomic():
+            # The same id again: the unique key refuses it when it is sent.
+            insert(ClientCommand(user=user, table=table, client_id="one", outcome={}), later=True)
+        assert not connection.needs_rollback
+        insert(ClientCommand(user=user, table=table, client_id="two", outcome={}), later=True)
+    ids = sorted(ClientCommand.objects.values_list("client_id", flat=True))
+    assert ids == ["one", "two"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_writes_failing_ahead_of_another_statement_are_not_its_integrity_error(make_user):
+    user = make_user()
+    table = services.table_create(variant="classic", name="Чужая")
+    insert(ClientCommand(user=user, table=table, client_id="taken", outcome={}))
+    with pytest.raises(DatabaseError) as failed, transaction.atomic(), joined_writes():
+        insert(ClientCommand(user=user, table=table, client_id="taken", outcome={}), later=True)
+        Table.objects.filter(pk=table.pk).exists()  # another statement: sends them first
+    if _several():
+        assert isinstance(failed.value, JoinedWriteFailed)
+        assert not isinstance(failed.value, IntegrityError)
+        assert isinstance(failed.value.__cause__, IntegrityError)
+    else:
+        assert isinstance(failed.value, IntegrityError)  # sent when made, as before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_nothing_may_follow_the_commit_sent_with_the_writes(make_user):
+    user = make_user()
+    table = services.table_create(variant="classic", name="После")
+    if not _several():
+        pytest.skip("SQLite sends each write when it is made: there is no joined COMMIT")
+    with transaction.atomic(), joined_writes() as joined:
+        insert(ClientCommand(user=user, table=table, client_id="c", outcome={}), later=True)
+        assert joined.send(commit=True)
+        with pytest.raises(transaction.TransactionManagementError):
+            Table.objects.filter(pk=table.pk).exists()
+        with pytest.raises(transaction.TransactionManagementError):
+            insert(ClientCommand(user=user, table=table, client_id="d", outcome={}), later=True)
+    assert list(ClientCommand.objects.values_list("client_id", flat=True)) == ["c"]
