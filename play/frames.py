@@ -111,10 +111,12 @@ def frame(
     seat: str | None,
     events: Sequence[dict[str, Any]] | None = None,
     info: dict[str, Any] | None = None,
+    at: datetime.datetime | None = None,
 ) -> dict[str, Any]:
     """One viewer's `snapshot` or `update` (docs/protocol.md). `events` are those of the
     transition just made in `game`. `info`: the table's part, the same for every viewer
-    (`table_info`), when the caller built it once for all of a change's frames."""
+    (`table_info`), when the caller built it once for all of a change's frames. `at`: when
+    the game's transition this update tells of was made (its history entry's time)."""
     in_game = game is not None and game.is_playing and seat in game.seat_ids
     message: dict[str, Any] = {
         "type": kind,
@@ -127,4 +129,6 @@ def frame(
     if events is not None:
         holder = seat if game is not None and seat in game.seat_ids else None
         message["events"] = engine.events_for(events, holder)
+    if at is not None:
+        message["at"] = epoch_ms(at)
     return message

@@ -213,11 +213,17 @@ def deal(table: Table, now: datetime.datetime) -> Game:
         commitment=pending["commitment"],
         carry={k: v for k, v in carry.items() if k in {p["id"] for p in players}},
     )
-    insert(GameEvent(game=game, version=state["version"], action=None, events=events))
+    dealt = insert(GameEvent(game=game, version=state["version"], action=None, events=events))
     table.next_game_at = None
     _after(table, game, now)
     # The table's pending game, now dealt, is saved with its version.
-    frames_on_commit(table, game, [game_start_event(game), *events], saving=["pending", "deal_at"])
+    frames_on_commit(
+        table,
+        game,
+        [game_start_event(game), *events],
+        saving=["pending", "deal_at"],
+        at=dealt.created_at,
+    )
     table_changed_on_commit(table)
     return game
 
@@ -234,12 +240,14 @@ def transition(
     game.actions = [*game.actions, action]
     # A move's writes: each statement built once, and in a client's command sent with
     # its other writes and the COMMIT in one round trip (lib.prepared, `later`).
-    insert(GameEvent(game=game, version=state["version"], action=action, events=events), later=True)
+    made = insert(
+        GameEvent(game=game, version=state["version"], action=action, events=events), later=True
+    )
     _after(table, game, now, events)
     if not game.state["finished"] and deals.ends_a_deal(events):
         # A finished game announces its deal's end in end_game, with a voided one's.
         _announce_deal_ended_on_commit(table.pk, game.pk)
-    frames_on_commit(table, game, close_if_settled(table, game, now, events))
+    frames_on_commit(table, game, close_if_settled(table, game, now, events), at=made.created_at)
     return events
 
 

@@ -3,6 +3,7 @@ built once the change has committed and broadcast to the table's group."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,12 +26,14 @@ def frames_on_commit(
     *,
     saving: Sequence[str] = (),
     latest_known: bool = False,
+    at: datetime.datetime | None = None,
 ) -> None:
     """A new table version: save it and, once committed, send each viewer its frame.
     `saving`: more of the table's columns that the change wrote, saved in the same
     statement as its version (a statement of their own each was a round trip more).
     `latest_known`: `game` is the table's latest game, None when it has had none yet
-    (not looked for again)."""
+    (not looked for again). `at`: the time of the game's transition the change is (its
+    event's `created_at`), told in the frames as their history entry tells it."""
     table.version += 1
     # Every change saves its version: the statement built once, sent with the change's
     # other writes in a client's command (lib.prepared, `later`).
@@ -39,11 +42,11 @@ def frames_on_commit(
     # The table's part is every viewer's alike: built once for all of the change's frames.
     info = table_info(table, common["seats"], common["connected"])
     players = {
-        s.player_id: frame("update", seat=s.seat_id, events=events, info=info, **common)
+        s.player_id: frame("update", seat=s.seat_id, events=events, info=info, at=at, **common)
         for s in common["seats"]
         if s.player_id is not None
     }
-    spectator = frame("update", seat=None, events=events, info=info, **common)
+    spectator = frame("update", seat=None, events=events, info=info, at=at, **common)
     table_id = table.pk
     transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
 

@@ -350,9 +350,12 @@ function apply(message, events) {
   // An update that moved the game on tells of that transition (its lines are the game's).
   const version = gameVersion(frame);
   const transition = version !== null && version !== gameVersion(before) ? version : null;
+  // A transition's lines carry its time (message.at), as the history a reload rebuilds them
+  // from does; other changes' lines, the time they arrived.
+  const stamp = Number.isFinite(message.at) ? { at: message.at } : {};
   for (const event of events) {
     const text = describe(event);
-    log(text, { version: transition });
+    log(text, { version: transition, ...stamp });
     if (ANNOUNCED.has(event.type)) say(text);
   }
   if (!before && message.type === "snapshot" && Array.isArray(message.history)) {
