@@ -151,7 +151,7 @@ def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
     and the two statements of old, each with a fresh snapshot, find that game."""
     at = now()
     # The seats are read in the same round trip, after the lock is granted, as
-    # `read_seats` reads them (`seats_locked` gives them to the move).
+    # `read_seats` reads them (`table_seats` gives them to the move).
     games, seats = read_together(
         (_TABLE_AND_GAME, {"table_id": table_id}),
         (_SEATS_WITH_PRESENCE, {"table_id": table_id, "cutoff": presence_cutoff(at)}),
@@ -180,7 +180,7 @@ def latest_game(table: Table) -> Game | None:
 
 def table_seats(table: Table) -> list[Seat]:
     """The table's seats by number, with their players: those a move read under the
-    table's lock (`read_seats`), else read now."""
+    table's lock (`read_seats`, `lock_table_and_game`), else read now."""
     known: list[Seat] | None = getattr(table, "_seats_read", None)
     if known is not None:
         return known
@@ -204,13 +204,6 @@ def read_seats(table: Table) -> list[Seat]:
     seats = _SEATS_WITH_PRESENCE.all(table_id=table.pk, cutoff=presence_cutoff(at))
     _seats_known(table, seats, at)
     return seats
-
-
-def seats_locked(table: Table) -> list[Seat]:
-    """The seats as `read_seats` reads them: those read in the round trip that locked the
-    table (`lock_table_and_game`), else read now."""
-    known: list[Seat] | None = getattr(table, "_seats_read", None)
-    return known if known is not None else read_seats(table)
 
 
 def _seats_known(table: Table, seats: list[Seat], at: datetime.datetime) -> None:

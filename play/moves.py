@@ -22,8 +22,8 @@ from play.locks import (
     lock_table_with_host,
     playing_game,
     read_seats,
-    seats_locked,
     service_transaction,
+    table_seats,
 )
 from play.models import Game
 from play.permissions import require_host
@@ -164,7 +164,8 @@ def _act(
     if game is None:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))
     version_expected(table.version, version)
-    seat = next((s for s in seats_locked(table) if s.player_id == player.pk), None)
+    # Read with the lock (lock_table_and_game: a game is in play).
+    seat = next((s for s in table_seats(table) if s.player_id == player.pk), None)
     if seat is None or seat.seat_id not in game.seat_ids:
         raise PlayError("not_seated", _("Вы не играете в этой игре."))
     if game.paused:
