@@ -1,6 +1,7 @@
 # Entry points. A fresh machine needs only python3 (3.11+) and make:
 #   make run    install into .venv, migrate, demo data, serve on http://127.0.0.1:8000
 #   make test   install into .venv, run the whole test suite
+#   make test-fast   the inner loop: no browser, no servers of the tests' own
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -17,7 +18,7 @@ PROD_LOCK := requirements/prod.txt
 DEV_LOCK  := requirements/dev.txt
 PIP       := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
-.PHONY: install run test lint format bench bench-live messages lock audit clean
+.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean
 
 install: $(STAMP)
 
@@ -49,7 +50,7 @@ audit: $(STAMP)
 
 # Development mode (DEBUG on, the development key) for these targets only: the
 # settings default to production (config/settings.py).
-run test messages: export DEBUG ?= true
+run test test-fast messages: export DEBUG ?= true
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -57,8 +58,19 @@ run: $(STAMP)
 	@echo "Serving Twenty-One on http://$(HOST):$(PORT)/ (Ctrl+C stops)"
 	$(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
+# The suite on every core (pytest-xdist): a process per core, each with its own test
+# database and Redis database (config/test_settings.py). --dist loadscope keeps a module's
+# tests in one process, so that the browser and the servers a module starts start once.
+# TEST_WORKERS=0 runs in this process (for a debugger).
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
+
+# The inner loop: everything but the browser tests (e2e) and the tests that start servers
+# of their own (slow: daphne, Celery, redis-server), with a tenth of the property tests'
+# examples unless HYPOTHESIS_PROFILE=ci.
+test-fast: $(STAMP)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not e2e and not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -170,12 +170,16 @@ REDIS_URL = env.str("REDIS_URL", default="")
 CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="pubsub")
 if CHANNEL_LAYER not in ("core", "pubsub"):
     raise ImproperlyConfigured(f"CHANNEL_LAYER must be core or pubsub, not {CHANNEL_LAYER!r}")
+# What the layer's Redis keys and PUBLISH channels begin with. PUBLISH/SUBSCRIBE channels
+# are shared by every database of a Redis server, so two deployments (or two test
+# processes) on one server need prefixes of their own, not only databases of their own.
+CHANNEL_LAYER_PREFIX = env.str("CHANNEL_LAYER_PREFIX", default="asgi")
 
 if REDIS_URL and CHANNEL_LAYER == "pubsub":
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "config.channel_layer.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_LAYER_PREFIX},
         }
     }
 elif REDIS_URL:
@@ -187,7 +191,7 @@ elif REDIS_URL:
             # message at a time, so the default 100 is shared by all its sockets: at 400
             # players a busy process dropped hundreds of table updates a minute (make
             # bench-live; each costs its client a snapshot): better late than lost.
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000},
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "prefix": CHANNEL_LAYER_PREFIX},
         }
     }
 else:

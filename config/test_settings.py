@@ -17,4 +17,30 @@ os.environ.setdefault("CLASSIC_ROUND_PAUSE_SECONDS", "0.5")
 # None in blackjack unless a test asks for it: its tests play many rounds on the AI's clock.
 os.environ.setdefault("BLACKJACK_ROUND_PAUSE_SECONDS", "0")
 
-from config.settings import *  # noqa: F403
+
+def _per_worker_redis(url: str, worker: str) -> str:
+    """The Redis URL of one of pytest-xdist's processes (gw0, gw1, …): the database after
+    the configured one by the worker's number, so that each process has its own cache,
+    Celery queue and channel-layer keys."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    number = base + int(worker.removeprefix("gw"))
+    if number > 15:
+        raise RuntimeError(f"{worker} would use Redis database {number}: set REDIS_URL lower")
+    return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+# Under pytest-xdist every process has its own test database (pytest-django adds the
+# worker's name to it) and here its own Redis database and channel prefix: PUBLISH
+# channels are shared by all of a server's databases. Set in the environment, so that the
+# daphne and Celery processes the tests start inherit them.
+# A process started with this environment already has them (the prefix says so).
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker and os.environ.get("CHANNEL_LAYER_PREFIX") != f"asgi-{_worker}":
+    os.environ["CHANNEL_LAYER_PREFIX"] = f"asgi-{_worker}"
+    if os.environ.get("REDIS_URL"):
+        os.environ["REDIS_URL"] = _per_worker_redis(os.environ["REDIS_URL"], _worker)
+
+from config.settings import *  # noqa: E402, F403

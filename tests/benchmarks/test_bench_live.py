@@ -16,7 +16,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import pytest
 from django.db import connection
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -46,9 +46,9 @@ def test_a_server_started_without_debug_or_a_secret_key_refuses_to_start():
     assert "DEBUG=true" in done.stderr  # says how to get development mode
 
 
-def test_make_run_and_make_test_turn_development_mode_on():
+def test_make_run_make_test_and_make_test_fast_turn_development_mode_on():
     makefile = (ROOT / "Makefile").read_text()
-    assert "run test messages: export DEBUG ?= true" in makefile
+    assert "run test test-fast messages: export DEBUG ?= true" in makefile
     done = subprocess.run(
         ["make", "-s", "--no-print-directory", "-f", "-", "show"],
         cwd=ROOT,

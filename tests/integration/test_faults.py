@@ -68,7 +68,7 @@ from tests.integration.live_stack import (
     until,
 )
 
-pytestmark = [pytest.mark.services, pytest.mark.asyncio]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.asyncio]
 
 STAKE = 10
 SCENARIO_TIMEOUT = 120.0

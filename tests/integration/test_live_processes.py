@@ -51,7 +51,7 @@ from tests.integration.live_stack import (
     table_version,
 )
 
-pytestmark = [pytest.mark.services, pytest.mark.asyncio]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.asyncio]
 
 STAKE = 10
 DECISION_SECONDS = 5  # the table's minimum

@@ -43,7 +43,7 @@ from tests.integration.live_stack import (
     start_stack,
 )
 
-pytestmark = [pytest.mark.services, pytest.mark.asyncio]
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.asyncio]
 
 SCENARIO_TIMEOUT = 60.0
 
