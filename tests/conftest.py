@@ -12,12 +12,25 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import hypothesis
 import pytest
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.db.transaction import TransactionManagementError
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+
+# Hypothesis: every example in CI (.ci/run sets HYPOTHESIS_PROFILE=ci), a tenth of them
+# otherwise, for a quick inner loop. A property test asks `examples(n)` for its count: n
+# in CI. The deals still differ from run to run; the steps drawn are the same.
+hypothesis.settings.register_profile("ci", max_examples=100)
+hypothesis.settings.register_profile("dev", max_examples=10)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def examples(full: int) -> int:
+    """How many examples a property test runs under the loaded profile: `full` in CI."""
+    return max(1, full * hypothesis.settings.default.max_examples // 100)
 
 
 def _missing(what: str) -> None:

@@ -22,6 +22,7 @@ from accounts.services import (
     wallet_for,
     welcome_grant,
 )
+from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -226,7 +227,9 @@ def test_admin_adjustment_grants_and_takes_with_a_reason(make_user, admin_user):
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     moves=st.lists(

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from games import engine
 from games.cards import DECKS
 from games.record import replay
+from tests.conftest import examples
 
 CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
 DECK_OF = {
@@ -158,15 +159,15 @@ def _property(variant: str, rng: random.Random, *, check_views: bool) -> None:
     assert replayed == engine.result(state), "the seed and the actions replay the same game"
 
 
-# Thousands of random games per variant in every test run (the bar).
+# Thousands of random games per variant in CI, hundreds in the inner loop.
 FAST = settings(
-    max_examples=2000,
+    max_examples=examples(2000),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
 )
 VIEWS = settings(
-    max_examples=300,
+    max_examples=examples(300),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],

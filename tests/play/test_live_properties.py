@@ -42,6 +42,7 @@ from play import closing, commands, errors, lifecycle, moves, presence, records,
 from play.models import ClientCommand, Game, GameEvent
 from tables import services
 from tables.models import Seat, Table
+from tests.conftest import examples
 
 MS = datetime.timedelta(milliseconds=1)
 
@@ -734,7 +735,7 @@ def play(data: Any, variant: str, make_user: Callable[..., Any]) -> None:
 
 
 PROPERTY = hypothesis_settings(
-    max_examples=25,
+    max_examples=examples(25),
     deadline=None,
     # As the engine's property tests: the same steps every run (the deals still vary).
     derandomize=True,
