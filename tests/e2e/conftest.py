@@ -2,7 +2,9 @@
 
 - `daphne_server`: daphne as a subprocess on a free port, on pytest-django's test database
   (the SQLite file named by TEST_DATABASE_NAME, or PostgreSQL with DATABASE_URL) and
-  Redis when REDIS_URL is set, DEBUG on; ready once /healthz answers. Tests that use it
+  Redis when REDIS_URL is set, DEBUG on; ready once /healthz answers. It serves module
+  after module while they ask for the same `daphne_env` (a start is seconds of the
+  suite's time). Tests that use it
   also take `transactional_db`, so that what they write is committed and daphne sees it;
   `demo_tables` runs `manage.py demo_setup` on that database.
 - `browser`: Debian's chromium (/usr/bin/chromium, headless, --no-sandbox: we may run as
@@ -145,13 +147,70 @@ def daphne_env() -> dict[str, str]:
     return {}
 
 
+def _daphne_start(env: dict[str, str], log: Path) -> DaphneServer:
+    port = _free_port()
+    with log.open("wb") as out:
+        # Its own session, so that a signal reaches it (and only it) by its group id.
+        proc = subprocess.Popen(
+            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = DaphneServer(port=port, log=log, env=env, proc=proc)
+    end = time.monotonic() + STARTUP_TIMEOUT
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"daphne exited (code {proc.returncode}):\n{server.log_tail()}")
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            if _get(port, "/healthz") == 200:
+                return server
+        if time.monotonic() > end:
+            server.stop()
+            pytest.fail(f"daphne did not answer /healthz:\n{server.log_tail()}")
+        time.sleep(0.05)
+
+
+class _Daphnes:
+    """The session's daphne: one at a time, kept from module to module while the modules
+    ask for the same environment, replaced when one asks for another. Never two at once:
+    a daphne running the deadline ticker would sweep the clocks of the tables another
+    module's daphne serves. What a test wrote is flushed after it, as within a module."""
+
+    def __init__(self, logs: pytest.TempPathFactory) -> None:
+        self.logs = logs
+        self.server: DaphneServer | None = None
+
+    def serving(self, env: dict[str, str]) -> DaphneServer:
+        if self.server is not None and self.server.env == env and self.server.proc.poll() is None:
+            return self.server
+        self.stop()
+        self.server = _daphne_start(env, self.logs.mktemp("e2e") / "daphne.log")
+        return self.server
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+@pytest.fixture(scope="session")
+def _daphnes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Daphnes]:
+    daphnes = _Daphnes(tmp_path_factory)
+    yield daphnes
+    daphnes.stop()
+
+
 @pytest.fixture(scope="module")
 def daphne_server(
     django_db_setup: None,
     django_db_blocker: Any,
-    tmp_path_factory: pytest.TempPathFactory,
+    _daphnes: _Daphnes,
     daphne_env: dict[str, str],
-) -> Iterator[DaphneServer]:
+) -> DaphneServer:
     with django_db_blocker.unblock():
         database_url = _database_url()
     env = {
@@ -165,34 +224,9 @@ def daphne_server(
         "PYTHONUNBUFFERED": "1",
         **daphne_env,
     }
-    port = _free_port()
-    log = tmp_path_factory.mktemp("e2e") / "daphne.log"
-    with log.open("wb") as out:
-        # Its own session, so that a signal reaches it (and only it) by its group id.
-        proc = subprocess.Popen(
-            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    server = DaphneServer(port=port, log=log, env=env, proc=proc)
-    try:
-        end = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"daphne exited (code {proc.returncode}):\n{server.log_tail()}")
-            with contextlib.suppress(OSError, http.client.HTTPException):
-                if _get(port, "/healthz") == 200:
-                    break
-            if time.monotonic() > end:
-                pytest.fail(f"daphne did not answer /healthz:\n{server.log_tail()}")
-            time.sleep(0.05)
-        yield server
-    finally:
-        server.stop()
+    # pytest's own variables name the running test: they differ from module to module.
+    env = {k: v for k, v in env.items() if k != "PYTEST_CURRENT_TEST"}
+    return _daphnes.serving(env)
 
 
 @pytest.fixture
