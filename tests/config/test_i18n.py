@@ -129,3 +129,22 @@ def test_every_translation_has_the_placeholders_of_its_source(po):
             if found - source or ("msgid_plural" not in fields and found != source):
                 wrong.append((fields["msgid"][:60], key, sorted(found ^ source)))
     assert wrong == []
+
+
+def test_the_english_for_leaving_a_seat_is_not_the_word_of_the_move_stand():
+    """«Хватит» is “Stand” (the glossary): «Встать из-за стола», beside it on the table
+    page, must not read as another form of the move."""
+    po = CATALOGUES[1]
+    with po.with_suffix(".mo").open("rb") as f:
+        catalogue = gettext.GNUTranslations(f)
+    assert catalogue.gettext("Хватит") == "Stand"
+    assert catalogue.gettext("Встать из-за стола") == "Leave seat"
+    seat_words = re.compile(r"\bвста(?:ть|ёт|ёте|ли|ньте)\b", re.I)
+    standing = [
+        (e["fields"]["msgid"], e["fields"]["msgstr"])
+        for each in CATALOGUES
+        for e in _po_entries(each)
+        if seat_words.search(e["fields"]["msgid"]) and "msgstr" in e["fields"]
+    ]
+    assert len(standing) >= 6
+    assert [pair for pair in standing if re.search(r"\bstand", pair[1], re.I)] == []
