@@ -57,14 +57,20 @@ def lobby_tables(
     )
 
 
-def quick_seat_tables(*, variant: str, balance: int, player: Any) -> QuerySet[Table]:
+def quick_seat_tables(
+    *, variant: str, balance: int, player: Any, with_company: bool = False
+) -> QuerySet[Table]:
     """The tables of `variant` a quick seat («Играть», `lobby.services.table_quick_seat`)
     may take, best first: open, public, not closing, with a free seat, an entry limit
     within `balance` (0 at the variants without chips, so no wallet condition there), and
     no seat of `player` (one they are leaving: they cannot sit there again yet). Most
     players waiting first (people, not AI seats), then the oldest (lowest id).
-    `play.seating.seat_take` checks all of it again under the table's lock."""
-    return (
+    `play.seating.seat_take` checks all of it again under the table's lock.
+
+    `with_company`: only tables where a person is already seated, or that `player`
+    hosts — where AI seats can fill a game, an empty table hosted by someone else is
+    one a lone player can neither fill nor start (only its host adds AI seats)."""
+    tables = (
         Table.objects.filter(
             status=Table.Status.OPEN,
             private=False,
@@ -78,8 +84,10 @@ def quick_seat_tables(*, variant: str, balance: int, player: Any) -> QuerySet[Ta
             waiting=Count("seats", filter=Q(seats__player__isnull=False)),
         )
         .filter(taken__lt=F("seat_count"))
-        .order_by("-waiting", "pk")
     )
+    if with_company:
+        tables = tables.filter(Q(waiting__gt=0) | Q(created_by=player))
+    return tables.order_by("-waiting", "pk")
 
 
 def lobby_row(t: Table) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from accounts.services import wallet_for
 from accounts.throttling import ThrottleHit, throttle_hit, throttle_release
 from lobby.selectors import quick_seat_tables
 from play.errors import PlayError, SeatError
-from play.seating import ai_seat_add, seat_take
+from play.seating import AI_VARIANTS, ai_seat_add, seat_take
 from tables.models import Table
 from tables.services import table_create
 from tables.variants import BLACKJACK, SOLO, VARIANTS
@@ -118,8 +118,10 @@ def table_one_click(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> 
 # moderation's ban), which «Играть» reports instead of landing them at a table to watch.
 _REFUSED_EVERYWHERE = frozenset({"banned"})
 
-# The variants whose «Играть» opens the player's own one-click table when no public table
-# has a seat for them (`table_one_click`): one player's games, not a table to wait at.
+# The variants whose «Играть» always opens the player's own one-click table
+# (`table_one_click`): one player's games (a solo game, a blackjack training table with
+# its AI seats), not a table to share — a public one shows the last player's session and
+# waits on the clock of whoever sits there.
 ONE_CLICK_VARIANTS = (SOLO, BLACKJACK)
 
 # How many of the best tables a quick seat tries: one filled between the look and its lock
@@ -135,19 +137,23 @@ _TRY_NEXT = frozenset({"table_full", "table_closed", "below_entry_limit", "invit
 def table_quick_seat(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> Table:
     """The lobby's «Играть» for a variant (lichess's quick pairing, BGA's auto-match): the
     player is seated at the best open table of `variant` for their chips and it is
-    returned. A player already seated at an open table of the variant is just taken there.
-    Else the public tables with a free seat whose entry limit the wallet covers, most
-    players waiting first, then the oldest (`selectors.quick_seat_tables`); each is taken
-    through `seat_take` under its table's lock, so two quick seats at once cannot overfill
-    one — the second finds it full and takes the next. With none, one is opened: the
-    player's own one-click table for `solo` and `blackjack` (`table_one_click`, with AI
-    seats of `ai_levels`), else a public table with the variant's defaults, hosted by the
-    player, under the limits of `_may_open`. One transaction, under a lock of the
-    player's row: two clicks at once seat them once."""
+    returned. At `solo` and `blackjack` that is always the player's own one-click table
+    (`table_one_click`, with AI seats of `ai_levels`). Elsewhere a player already seated
+    at an open table of the variant is just taken there. Else the public tables with a
+    free seat whose entry limit the wallet covers — at `classic`, where AI seats can fill
+    a game, only those where a person waits or that the player hosts — most players
+    waiting first, then the oldest (`selectors.quick_seat_tables`); each is taken through
+    `seat_take` under its table's lock, so two quick seats at once cannot overfill one —
+    the second finds it full and takes the next. With none, a public table with the
+    variant's defaults is opened, hosted by the player (who may add AI seats and start
+    it), under the limits of `_may_open`. One transaction, under a lock of the player's
+    row: two clicks at once seat them once."""
     _require_signed_in(by)
     spec = VARIANTS.get(variant)
     if spec is None:
         raise PlayError("bad_variant", _("Такого варианта игры нет."))
+    if variant in ONE_CLICK_VARIANTS:
+        return table_one_click(by=by, variant=variant, ai_levels=ai_levels)
     with transaction.atomic():
         _lock_player(by)
         here = (
@@ -163,9 +169,10 @@ def table_quick_seat(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) ->
         if here is not None:
             return here
         balance = wallet_for(by).balance
-        for table in quick_seat_tables(variant=variant, balance=balance, player=by)[
-            :QUICK_SEAT_TRIES
-        ]:
+        candidates = quick_seat_tables(
+            variant=variant, balance=balance, player=by, with_company=variant in AI_VARIANTS
+        )
+        for table in candidates[:QUICK_SEAT_TRIES]:
             try:
                 seat_take(table=table, player=by)
             except SeatError as error:
@@ -173,8 +180,6 @@ def table_quick_seat(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) ->
                     continue
                 raise
             return table
-        if variant in ONE_CLICK_VARIANTS:
-            return table_one_click(by=by, variant=variant, ai_levels=ai_levels)
         if balance < spec.default_entry_limit:
             # Checked before opening: a table its opener cannot sit at is no answer.
             raise PlayError(

@@ -82,21 +82,26 @@ def _back(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
-def _target(data: Any) -> tuple[int | None, str | None]:
+def _message_id(raw: Any, *, as_json: bool) -> int:
+    """The message id of a JSON body — a JSON integer, as docs/protocol.md says: not a
+    string, a bool or a float (1.9 is not message 1) — or of a form or a query string,
+    where an integer can only come as its digits."""
+    if as_json:
+        if type(raw) is not int:
+            raise ReportRefused("bad_message", _("Номер сообщения должен быть целым числом."))
+        return raw
+    if not (isinstance(raw, str) and raw.isascii() and raw.isdigit()):
+        raise ReportRefused("bad_message", _("Номер сообщения должен быть целым числом."))
+    return int(raw)
+
+
+def _target(data: Any, *, as_json: bool = False) -> tuple[int | None, str | None]:
     """The message id or player name a request names (the message wins)."""
     raw_message = data.get("message")
     player = data.get("player")
     message_id: int | None = None
-    if raw_message not in (None, ""):
-        # An integer, or its digits as a form sends them: not 1.9 read as message 1.
-        if isinstance(raw_message, bool | float) or (
-            isinstance(raw_message, str) and not raw_message.strip().isdigit()
-        ):
-            raise ReportRefused("bad_message", _("Номер сообщения должен быть числом."))
-        try:
-            message_id = int(raw_message)
-        except (TypeError, ValueError):
-            raise ReportRefused("bad_message", _("Номер сообщения должен быть числом.")) from None
+    if raw_message is not None and (as_json or raw_message != ""):
+        message_id = _message_id(raw_message, as_json=as_json)
         if not 0 < message_id < 2**63:
             raise ReportRefused("not_found", _("Такого сообщения нет."), 404)
     if player is not None and not isinstance(player, str):
@@ -217,7 +222,7 @@ def _report_json(request: HttpRequest) -> JsonResponse:
             raise _too_many()
         if not isinstance(reason, str) or (note is not None and not isinstance(note, str)):
             raise ReportRefused("bad_message", _("Причина и пояснение — строки."))
-        message_id, player_name = _target(data)
+        message_id, player_name = _target(data, as_json=True)
         filed = report_create(
             reporter=request.user,
             reason=reason,

@@ -102,3 +102,49 @@ def test_page_scripts_mark_every_russian_string():
                 if CYRILLIC.search(match.group(0))
             ]
     assert unmarked == []
+
+
+# A conversion specification as Python's % operator reads one ("%%" is a plain "%").
+PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[#0\- +]*(?:\d+|\*)?(?:\.\d+)?[a-zA-Z%]|%")
+
+
+def _placeholders(text: str) -> set[str]:
+    return set(PLACEHOLDER.findall(text)) - {"%%"}
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda po: po.stem)
+def test_every_translation_has_the_placeholders_of_its_source(po):
+    """A translation is %-formatted as its source is ({% blocktranslate %} formats even one
+    without a variable): a placeholder the source does not have — a lone "%" of «95%»
+    reads as one — fails the page in that language only. A plural's forms may leave out
+    one the other form has («one decision» needs no count)."""
+    wrong = []
+    for entry in _po_entries(po):
+        fields = entry["fields"]
+        source = _placeholders(fields["msgid"]) | _placeholders(fields.get("msgid_plural", ""))
+        for key, text in fields.items():
+            if not key.startswith("msgstr"):
+                continue
+            found = _placeholders(text)
+            if found - source or ("msgid_plural" not in fields and found != source):
+                wrong.append((fields["msgid"][:60], key, sorted(found ^ source)))
+    assert wrong == []
+
+
+def test_the_english_for_leaving_a_seat_is_not_the_word_of_the_move_stand():
+    """«Хватит» is “Stand” (the glossary): «Встать из-за стола», beside it on the table
+    page, must not read as another form of the move."""
+    po = CATALOGUES[1]
+    with po.with_suffix(".mo").open("rb") as f:
+        catalogue = gettext.GNUTranslations(f)
+    assert catalogue.gettext("Хватит") == "Stand"
+    assert catalogue.gettext("Встать из-за стола") == "Leave seat"
+    seat_words = re.compile(r"\bвста(?:ть|ёт|ёте|ли|ньте)\b", re.I)
+    standing = [
+        (e["fields"]["msgid"], e["fields"]["msgstr"])
+        for each in CATALOGUES
+        for e in _po_entries(each)
+        if seat_words.search(e["fields"]["msgid"]) and "msgstr" in e["fields"]
+    ]
+    assert len(standing) >= 6
+    assert [pair for pair in standing if re.search(r"\bstand", pair[1], re.I)] == []

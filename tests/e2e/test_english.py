@@ -231,6 +231,11 @@ def test_a_player_switches_to_english_and_plays_a_solo_round_without_meeting_rus
         bet = action_button(page, "bet")
         assert bet.inner_text().replace("\n", " ").strip() == "Place bet B"
         assert action_button(page, "restart").inner_text().startswith("Start over")
+        assert "the same cards again" in action_button(page, "restart").inner_text()
+        assert "coins and bank reset" in action_button(page, "new_game").inner_text()
+        # Leaving the seat is not “Stand”, the move's word.
+        leave = page.locator('#table-controls button[data-control="stand"]')
+        assert leave.inner_text() == "Leave seat"
         assert page.locator('#actions button[data-quick="max"]').inner_text() == "Max"
         assert stat(page, "coins") == 1000 and stat(page, "bank") == 300
         assert_english(page, "table-solo-bet")

@@ -9,13 +9,22 @@ from typing import Any
 import pytest
 
 from accounts.services import chips_adjust, wallet_for
+from play.models import Game
 from play.seating import seat_take
-from tables.models import Seat
+from tables.models import Seat, Table
 from tables.services import table_create
 from tests.e2e.conftest import ARTIFACTS, Console, shoot
+from tests.e2e.table_helpers import TIMEOUT_MS, wait_game_playing
 from tests.e2e.test_lobby import sign_in, with_password
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def daphne_env() -> dict[str, str]:
+    # The ticker deals a started match and plays its AI seat.
+    return {"DEADLINE_TICKER": "1", "AI_DECISION_SECONDS": "0.2", "CLIENT_SEED_SECONDS": "5"}
+
 
 TABLE_PAGE = re.compile(r"/tables/(\d+)/(\?.*)?$")
 
@@ -79,3 +88,43 @@ def test_play_on_a_phone_seats_the_player_at_the_table_their_chips_allow(
     page.locator("#open-table-top").click()
     assert page.locator("#open-table").get_attribute("open") is not None
     assert page.locator("#open-table-form").is_visible()
+
+
+def test_play_classic_alone_opens_a_table_the_newcomer_hosts_adds_an_ai_and_starts(
+    demo_tables: str, make_user: Any, page: Any, console: Console
+) -> None:
+    """A newcomer with `make run`'s demo tables: «Играть: Классика» does not seat them at
+    the empty demo table nobody hosts (where they could neither add an AI nor start), but
+    at a table of theirs, whose host panel adds an AI and starts the match."""
+    with_password(make_user("nadia"))
+    demo = Table.objects.get(variant="classic", name="Демо: классика")
+    page.set_viewport_size({"width": 360, "height": 740})
+    sign_in(page, "nadia")
+
+    page.locator("#quick-classic").click()
+    page.wait_for_url(TABLE_PAGE)
+    table = Table.objects.get(pk=int(TABLE_PAGE.search(page.url).group(1)))
+    assert table != demo and table.created_by.username == "nadia"
+    assert not demo.seats.exists()
+    status = "Ждём игроков: нужно хотя бы двое — или добавьте ИИ в панели «Ведущий»."
+    page.wait_for_function(
+        "(text) => document.querySelector('#game-area .classic-status')?.textContent === text",
+        arg=status,
+        timeout=TIMEOUT_MS,
+    )
+    panel = page.locator(".classic-host")
+    add_ai = panel.locator('[data-command="add_ai"]')
+    assert add_ai.is_visible()
+    shoot(page, "table-classic-newcomer-alone")
+
+    add_ai.click()
+    page.wait_for_function(
+        "() => document.querySelectorAll('#seats li[data-seat]').length === 2",
+        timeout=TIMEOUT_MS,
+    )
+    shoot(page, "table-classic-newcomer-with-ai")
+    page.set_viewport_size({"width": 360, "height": 740})
+    panel.get_by_role("button", name="Начать партию").click()
+    wait_game_playing(page)
+    assert Game.objects.get(table=table, number=1).is_playing
+    console.assert_clean("at the newcomer's own classic table")

@@ -190,8 +190,12 @@ def test_a_player_splits_and_doubles_beside_two_ai_seats_and_ends_the_session(
     shoot(page, "table-blackjack-round")
     check_accessibility(page, "table-blackjack-round")
 
-    # «Завершить сессию»: the shoe ends at once, its server seed is revealed.
-    page.locator('#actions button[data-action="end_session"]').click()
+    # «Завершить сессию» is no move: it stands among the table's controls, not in the bar.
+    assert page.locator('#actions [data-action="end_session"]').count() == 0
+    end = page.locator('#table-controls button[data-control="end_session"]')
+    assert end.inner_text() == "Завершить сессию"
+    # The shoe ends at once, its server seed is revealed.
+    end.click()
     page.wait_for_function(
         "() => document.getElementById('table-page').dataset.gameStatus === 'finished'",
         timeout=TIMEOUT_MS,

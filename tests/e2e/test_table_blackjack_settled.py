@@ -113,9 +113,10 @@ def test_a_settled_round_shows_each_hands_outcome_on_the_felt_then_the_next_deci
             assert shown.nth(index).locator("svg.card[data-card]").count() == len(hand["cards"])
     dealer = next(h for h in round_one["hands"] if h["seat"] == "dealer")
     assert area.locator(".bj-dealer svg.card[data-card]").count() == len(dealer["cards"])
-    # The next decision waits for the pause: no move is offered («Завершить сессию» stays),
-    # and the turn line says why.
-    assert page.locator('#actions [data-action]:not([data-action="end_session"])').count() == 0
+    # The next decision waits for the pause: no move is offered (only «Завершить сессию»,
+    # among the table's controls), and the turn line says why.
+    assert page.locator("#actions [data-action]").count() == 0
+    assert page.locator('#table-controls [data-control="end_session"]').is_visible()
     assert "следующая через" in page.locator("#turn").inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "blackjack-settled-360x640.png"))

@@ -117,8 +117,15 @@ def test_a_new_player_plays_a_solo_round_keeps_the_bet_over_a_reload_and_the_zoo
     assert stat(page, "bet") == "—"
     assert len(dom_cards(page, "#game-area [data-hand=player]")) == 1
     assert page.locator("#game-area [data-hand=banker] svg.card.back").count() == 1
-    # «Начать заново» is offered before the bet (and only then).
+    # «Начать заново» is offered before the bet (and only then); it and «Новая игра» each
+    # say under their name what they do, so that the two are not taken for one another.
     assert action_button(page, "restart").is_visible()
+    hints = {
+        action: action_button(page, action).locator(".action-hint").inner_text()
+        for action in ("restart", "new_game")
+    }
+    assert hints == {"restart": "те же карты ещё раз", "new_game": "монеты и банк с начала"}
+    assert "тем же порядком карт" in action_button(page, "restart").get_attribute("title")
     # The fairness panel shows the commitment and the client seed that went in.
     game = Game.objects.get(table=table, number=1)
     assert game.commitment in page.locator("#fairness-facts").text_content()

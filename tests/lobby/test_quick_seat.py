@@ -70,9 +70,10 @@ def test_quick_seat_takes_the_affordable_table_with_the_most_players_waiting(cli
 def test_quick_seat_passes_over_full_private_and_closing_tables(make_user):
     full = _seated(table_create(variant="classic", name="Полный", seat_count=2), make_user, 2)
     private = table_create(variant="classic", name="Частный", private=True)
-    closing = table_create(variant="classic", name="Закрывается")
+    seating.seat_take(table=private, player=make_user(), invite=private.invite_code)
+    closing = _seated(table_create(variant="classic", name="Закрывается"), make_user, 1)
     Table.objects.filter(pk=closing.pk).update(closing=True)
-    free = table_create(variant="classic", name="Свободный")
+    free = _seated(table_create(variant="classic", name="Свободный"), make_user, 1)
     player = _with_balance(make_user(), 0)  # classic stakes no chips: no wallet condition
 
     table = lobby_services.table_quick_seat(by=player, variant="classic")
@@ -176,6 +177,79 @@ def test_quick_seat_solo_and_blackjack_open_the_players_own_one_click_table_when
     seats = list(own_blackjack.seats.order_by("number"))
     assert [s.player_id for s in seats] == [player.pk, None, None]  # with its AI company
     assert _play(client, "solo")["Location"] == reverse("table", args=[own_solo.pk])
+
+
+@pytest.mark.django_db
+def test_quick_seat_classic_for_a_lone_player_opens_a_table_they_host_not_an_empty_one(
+    client, make_user
+):
+    """At an empty table nobody hosts (the demo's), a lone player could neither add an AI
+    seat nor start: their own table lets them do both (the host's panel)."""
+    demo = table_create(variant="classic", name="Демо: классика", match_length=5)
+    only_ai = table_create(variant="classic", name="Одни ИИ", created_by=make_user())
+    seating.ai_seat_add(table=only_ai, by=only_ai.created_by, level="medium")
+    player = make_user()
+    client.force_login(player)
+
+    response = _play(client, "classic")
+
+    opened = Table.objects.exclude(pk__in=[demo.pk, only_ai.pk]).get()
+    assert response["Location"] == reverse("table", args=[opened.pk])
+    assert opened.created_by == player and not opened.private
+    assert list(opened.seats.values_list("player", flat=True)) == [player.pk]
+    assert not demo.seats.exists() and only_ai.seats.count() == 1
+    seating.ai_seat_add(table=opened, by=player, level="medium")  # the host may
+
+
+@pytest.mark.django_db
+def test_quick_seat_classic_seats_a_player_where_a_person_is_waiting(make_user):
+    table_create(variant="classic", name="Демо: классика", match_length=5)
+    waiting = _seated(table_create(variant="classic", name="Ждут"), make_user, 1)
+
+    table = lobby_services.table_quick_seat(by=make_user(), variant="classic")
+
+    assert table == waiting and waiting.seats.count() == 2
+    assert Table.objects.count() == 2  # nothing opened
+
+
+@pytest.mark.django_db
+def test_quick_seat_classic_takes_a_lone_player_back_to_the_empty_table_they_host(make_user):
+    player = make_user()
+    first = lobby_services.table_quick_seat(by=player, variant="classic")
+    seating.seat_leave(table=first, player=player)
+
+    again = lobby_services.table_quick_seat(by=player, variant="classic")
+
+    assert again == first and first.seats.get().player == player
+    assert Table.objects.count() == 1  # not a table more for each click
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("variant", ["solo", "blackjack"])
+def test_quick_seat_at_a_one_player_game_gives_the_player_their_own_table_never_a_shared_one(
+    client, make_user, variant
+):
+    """A solo game and a blackjack training table are one player's: a public table of the
+    variant (the demo's, with the last player's session on it) is not the quick path."""
+    shared = table_create(variant=variant, name="Демо")
+    if variant == "blackjack":
+        _seated(shared, make_user, 1)  # another person's session, with seats still free
+    player = make_user()
+    client.force_login(player)
+
+    response = _play(client, variant)
+
+    own = Table.objects.get(variant=variant, created_by=player)
+    assert response["Location"] == reverse("table", args=[own.pk])
+    assert own.one_click and own.private
+    assert not shared.seats.filter(player=player).exists()
+    if variant == "blackjack":  # the AI company the lobby promises
+        assert list(own.seats.order_by("number").values_list("ai_level", flat=True)) == [
+            "",
+            "medium",
+            "hard",
+        ]
+    assert _play(client, variant)["Location"] == reverse("table", args=[own.pk])
 
 
 @pytest.mark.django_db

@@ -191,6 +191,9 @@ def test_reporting_the_same_message_twice_files_one_report(conversation):
         ({"message": True, "reason": "spam"}, 400, "bad_message"),
         ({"message": 1.9, "reason": "spam"}, 400, "bad_message"),
         ({"message": "1e3", "reason": "spam"}, 400, "bad_message"),
+        ({"message": 12.0, "reason": "spam"}, 400, "bad_message"),
+        ({"message": "", "reason": "spam"}, 400, "bad_message"),
+        ({"message": [12], "reason": "spam"}, 400, "bad_message"),
         ({"player": ["bob"], "reason": "spam"}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": "x" * 501}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": 5}, 400, "bad_message"),
@@ -204,6 +207,32 @@ def test_json_errors_say_what_is_wrong(conversation, body, status, code):
     error = answer.json()["error"]
     assert error["code"] == code and error["message"]
     assert not Report.objects.exists()
+
+
+@pytest.mark.parametrize("message", ["digits", True, False, "float"])
+def test_json_names_a_message_by_a_json_integer_only(conversation, message):
+    """docs/protocol.md: `message` is an integer. A string of its digits, a bool or a
+    float is refused — nothing is filed — even when it would name a real message."""
+    rude = conversation["rude"].pk
+    given = {"digits": str(rude), "float": float(rude)}.get(message, message)
+    client = _client(conversation["ann"])
+
+    answer = _post_json(client, {"message": given, "reason": "insult"})
+
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_message"
+    assert not Report.objects.exists()
+    assert _post_json(client, {"message": rude, "reason": "insult"}).status_code == 201
+
+
+def test_a_form_post_names_a_message_by_its_digits_as_a_form_can_only_send_text(conversation):
+    client = _client(conversation["ann"])
+    rude = conversation["rude"].pk
+    for wrong in (f"{rude}.0", f" {rude}", "1e3", "-1"):
+        answer = client.post(URL, {"message": wrong, "reason": "insult"})
+        assert answer.status_code == 400, wrong
+    assert not Report.objects.exists()
+    assert client.post(URL, {"message": str(rude), "reason": "insult"}).status_code == 200
+    assert Report.objects.get().message_id == rude
 
 
 def test_a_body_that_is_not_json(conversation):

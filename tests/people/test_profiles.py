@@ -3,7 +3,6 @@ that are over, for anyone, with replays linked only for those who played."""
 
 from __future__ import annotations
 
-import random
 import re
 from typing import Any
 
@@ -17,7 +16,7 @@ from insights.skill import player_skills
 from play import moves, seating
 from play.models import Game
 from tables import services
-from tests.play.live_helpers import play_game_randomly, playing
+from tests.play.live_helpers import game_over, playing
 
 pytestmark = pytest.mark.django_db
 
@@ -42,24 +41,6 @@ def _decisions(user: Any, game: Game, losses: list[float]) -> None:
     )
 
 
-def _game_over(variant: str, players: list[Any], *, private: bool = False, **fields: Any) -> Game:
-    """A whole game of `variant` played through live play's services by `players`."""
-    table = services.table_create(
-        variant=variant,
-        name=f"{variant} {players[0]}",
-        private=private,
-        created_by=players[0],
-        **fields,
-    )
-    for player in players:
-        seating.seat_take(table=table, player=player, invite=table.invite_code or None)
-    if playing(table) is None:
-        moves.game_start(table=table, by=players[0])
-    game = play_game_randomly(table, {p.pk: p for p in players}, random.Random(5))
-    assert game.status == Game.Status.FINISHED
-    return game
-
-
 def _row(html: str, attribute: str, value: Any) -> str:
     found = re.search(rf'<tr data-{attribute}="{value}">.*?</tr>', html, re.S)
     assert found, f"no row {attribute}={value}"
@@ -77,8 +58,8 @@ def played(make_user, settings):
     """ann and bob, who played a banker36 bank (for chips) and a classic match."""
     settings.GAME_INTERLUDE_SECONDS = 3600  # no next game starts behind the finished one
     ann, bob = make_user("ann"), make_user("bob")
-    bank = _game_over("banker36", [ann, bob], stake=10, entry_limit=100)
-    match = _game_over("classic", [ann, bob], match_length=5)
+    bank = game_over("banker36", [ann, bob], stake=10, entry_limit=100)
+    match = game_over("classic", [ann, bob], match_length=5)
     return ann, bob, bank, match
 
 
@@ -146,7 +127,7 @@ def test_replays_are_linked_only_for_viewers_who_played_in_the_game(played, make
 def test_a_private_tables_game_is_listed_only_for_those_who_played_it(make_user, settings):
     settings.GAME_INTERLUDE_SECONDS = 3600
     ann, bob = make_user("ann"), make_user("bob")
-    secret = _game_over("classic", [ann, bob], private=True, match_length=5)
+    secret = game_over("classic", [ann, bob], private=True, match_length=5)
     url = reverse("people:profile", args=["ann"])
 
     outsider = Client()

@@ -99,3 +99,21 @@ def classic_started(make_user: Any, ann: str = "ann", bob: str = "bob") -> tuple
     seating.seat_take(table=table, player=second)
     moves.game_start(table=table, by=first)
     return table, {first.pk: first, second.pk: second}
+
+
+def game_over(variant: str, players: list[Any], *, private: bool = False, **fields: Any) -> Game:
+    """A whole game of `variant` played through live play's services by `players`."""
+    table = services.table_create(
+        variant=variant,
+        name=f"{variant} {players[0]}",
+        private=private,
+        created_by=players[0],
+        **fields,
+    )
+    for player in players:
+        seating.seat_take(table=table, player=player, invite=table.invite_code or None)
+    if playing(table) is None:
+        moves.game_start(table=table, by=players[0])
+    game = play_game_randomly(table, {p.pk: p for p in players}, random.Random(5))
+    assert game.status == Game.Status.FINISHED
+    return game

@@ -973,6 +973,13 @@ function renderControls() {
   if (mayStart() && missingPlayers() === 0) {
     items.push(controlButton("start", t("Начать игру"), () => send("start"), startsByHand() ? "primary" : ""));
   }
+  if (variant.tableControls) {
+    try {
+      items.push(...(variant.tableControls(moduleState(), moduleContext([])) || []));
+    } catch (error) {
+      console.error(error);
+    }
+  }
   if (me()) {
     items.push(controlButton("stand", t("Встать из-за стола"), () => send("stand")));
   }

@@ -1,7 +1,8 @@
 // `blackjack`: European blackjack training, for units (../shared/rules/blackjack.md;
 // docs/protocol.md §12.5). The dealer's hand (the hole card face down), every seat's hands
 // — several after splits, each with its total and wager —, AI seats labelled with their
-// level, the session balance in units, the last round's settlement, «Завершить сессию»,
+// level, the session balance in units, the last round's settlement, «Завершить сессию»
+// (among the table's controls),
 // and the training table's AI seats (add / remove between shoes).
 
 import { fill, fmt, h, t } from "../dom.js";
@@ -325,14 +326,21 @@ function refocus(area, key) {
   if (again) again.focus();
 }
 
-/** «Завершить сессию» while a shoe is in play. */
-export function extras(state, ctx) {
+/** «Завершить сессию» while a shoe is in play: a command about the table, not a move, so
+ * it stands with «Встать из-за стола» and «В лобби», away from the moves' bar. */
+export function tableControls(state, ctx) {
   const game = state.game;
   if (!ctx.me || !game || game.status !== "playing" || !game.seats.includes(ctx.me)) return [];
   return [
     h(
       "button",
-      { type: "button", class: "action secondary end-session", dataset: { action: "end_session", key: "end-session" }, onclick: () => ctx.command("end_session") },
+      {
+        type: "button",
+        class: "control end-session",
+        dataset: { control: "end_session" },
+        title: t("Закончить тренировку: раздача в игре не засчитывается"),
+        onclick: () => ctx.command("end_session"),
+      },
       t("Завершить сессию"),
     ),
   ];

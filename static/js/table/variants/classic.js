@@ -321,7 +321,10 @@ function statusLine(state, ctx) {
   if (table.status !== "open" || table.pending) return ""; // the core's status line says it
   if (!game || game.status !== "playing") {
     const seated = (table.seats || []).length;
-    if (seated < 2) return gettext("Ждём игроков: нужно хотя бы двое (можно с ИИ).");
+    // Only the host adds AI seats: a table without one waits for people.
+    if (seated < 2 && isHost(state, ctx)) return gettext("Ждём игроков: нужно хотя бы двое — или добавьте ИИ в панели «Ведущий».");
+    if (seated < 2 && table.host) return gettext("Ждём игроков: нужно хотя бы двое (ведущий может добавить ИИ).");
+    if (seated < 2) return gettext("Ждём игроков: нужно хотя бы двое.");
     if (isHost(state, ctx)) return gettext("Вы ведущий: выберите длину партии и нажмите «Начать партию».");
     return table.host ? fmt(gettext("Ждём начала партии: её начинает ведущий (%(host)s) или все нажимают «Готов»."), { host: table.host })
       : gettext("Ждём начала партии: все нажимают «Готов».");

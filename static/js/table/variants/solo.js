@@ -123,22 +123,32 @@ function table(view, ctx) {
 
 // --- the action bar: the bet with quick amounts; the secondary commands ---------------------
 
+// «Начать заново» and «Новая игра» sound alike: each says under its name what it does.
+function startButton(action, onclick, extraClass = "") {
+  const key = shortcuts[action];
+  const restart = action === "restart";
+  return h(
+    "button",
+    {
+      type: "button",
+      class: `action solo-start ${extraClass}`.trim(),
+      dataset: { action, shortcut: key },
+      "aria-keyshortcuts": key,
+      title: restart
+        ? t("Сыграть эту раздачу ещё раз с тем же порядком карт. Только до ставки.")
+        : t("Начать игру сначала: монеты и банк снова как в начале, и новая раздача."),
+      onclick,
+    },
+    h("span", { class: "action-label" }, restart ? t("Начать заново") : t("Новая игра")),
+    h("kbd", { "aria-hidden": "true" }, key),
+    h("span", { class: "action-hint" }, restart ? t("те же карты ещё раз") : t("монеты и банк с начала")),
+  );
+}
+
 export function control(entry, state, ctx) {
   if (entry.action === "bet") return betForm(entry, ctx);
   if (entry.action === "restart" || entry.action === "new_game") {
-    const key = shortcuts[entry.action];
-    return h(
-      "button",
-      {
-        type: "button",
-        class: "action secondary",
-        dataset: { action: entry.action, shortcut: key },
-        "aria-keyshortcuts": key,
-        onclick: () => ctx.act(entry.action),
-      },
-      entry.action === "restart" ? t("Начать заново") : t("Новая игра"),
-      h("kbd", { "aria-hidden": "true" }, key),
-    );
+    return startButton(entry.action, () => ctx.act(entry.action), "secondary");
   }
   return null;
 }
@@ -231,20 +241,7 @@ export function extras(state, ctx) {
   const game = state.game;
   if (!ctx.me || state.table.pending || state.table.status !== "open") return [];
   if (game && game.status === "playing") return [];
-  return [
-    h(
-      "button",
-      {
-        type: "button",
-        class: "action",
-        dataset: { action: "new_game", shortcut: "G" },
-        "aria-keyshortcuts": "G",
-        onclick: () => ctx.command("new_game"),
-      },
-      t("Новая игра"),
-      h("kbd", { "aria-hidden": "true" }, "G"),
-    ),
-  ];
+  return [startButton("new_game", () => ctx.command("new_game"))];
 }
 
 export function seatNote(seat, state) {
