@@ -183,7 +183,7 @@ def in_play(state: State) -> dict[str, int]:
 
 
 def result(state: State) -> dict[str, Any]:
-    """The hand record's `result` object (specs/hand-record.md)."""
+    """The hand record's `result` object (docs/hand-record.md §4)."""
     module = find_variant(state["variant"])
     turn = legal_actions(state)
     nxt: dict[str, Any] | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# The codes a hand record or a live action can fail with (specs/hand-record.md).
+# The codes a hand record or a live action can fail with (docs/hand-record.md §5).
 BAD_RECORD = "bad_record"
 INVALID_DECK = "invalid_deck"
 DECK_EXHAUSTED = "deck_exhausted"

@@ -82,7 +82,7 @@ def fairness_object(
     client_seeds: Sequence[Mapping[str, str]],
     nonce: int = 0,
 ) -> Fairness:
-    """A record's ``fairness`` object (specs/hand-record.md); ``server_seed`` is None
+    """A record's ``fairness`` object (docs/hand-record.md §3.7); ``server_seed`` is None
     until it is revealed."""
     return {
         "algorithm": ALGORITHM,

@@ -1,4 +1,4 @@
-"""Hand records (specs/hand-record.md): replay a game from a stacked deck or a seed."""
+"""Hand records (docs/hand-record.md): replay a game from a stacked deck or a seed."""
 
 from __future__ import annotations
 

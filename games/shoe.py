@@ -123,7 +123,7 @@ def cut(state: State, position: int) -> None:
     """Move the top `position` cards to the bottom (`salon`'s cut, live play only).
 
     A cut needs the stock's order, so it works on a seeded shoe; a stacked deck is
-    already stored in its order after the cut (specs/hand-record.md).
+    already stored in its order after the cut (docs/hand-record.md §6).
     """
     shoe = state["shoe"]
     if not shoe["ordered"]:

@@ -183,7 +183,7 @@ def _act(
 
 def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
     """«Новая игра»: the current game's record ends (its seed is revealed) and a fresh game
-    with a fresh seed begins. Refused while a confirmed bet is in play (rules/solo.md)."""
+    with a fresh seed begins. Refused while a confirmed bet is in play (docs/rules/solo.md §5.2)."""
     if game.state.get("bet") is not None:
         raise PlayError("illegal_action", _("Новую игру нельзя начать, пока ставка в игре."))
     now = locks.now()

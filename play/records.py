@@ -1,4 +1,4 @@
-"""A game's hand record (specs/hand-record.md) as its row holds it: the server's own
+"""A game's hand record (docs/hand-record.md) as its row holds it: the server's own
 (with the seed) and what a player may download (`public_record`). Built here, where the
 game is stored: the game's result is read from it as the game ends, and the table socket
 hands it out; history/ serves and replays it."""
@@ -18,7 +18,7 @@ OPEN_ENDED = 1_000_000
 
 
 def game_record(game: Game) -> dict[str, Any]:
-    """The game's hand record (specs/hand-record.md), with the seed: for the server's own
+    """The game's hand record (docs/hand-record.md), with the seed: for the server's own
     use until the game is over (`public_record` is what players get)."""
     state = game.state
     options = dict(game.options)
@@ -55,7 +55,7 @@ def _fairness(game: Game, *, revealed: bool) -> dict[str, Any]:
 
 
 def _cut_as_order(record: dict[str, Any], *, with_deck: bool) -> dict[str, Any]:
-    """A live `salon` record as specs/hand-record.md has it: the cut is live-only (in a
+    """A live `salon` record as docs/hand-record.md §6 has it: the cut is live-only (in a
     record it is an `illegal_action`), and the record states the shoe in its order after
     the cut instead — `deck`, with the lot's seat as `first_banker` (required with a
     deck). The engine played the shoe with the live option `cut` and the cutter's move

@@ -1,6 +1,6 @@
 """classic's shared screen: the table for a TV at a party, in large type, with a QR code
-that phones scan to join (rules/classic.md: "one shared screen shows the table, each
-player holds their own cards on their phone").
+that phones scan to join (docs/rules/classic.md: the shared screen shows the table, and
+every player holds their own cards on their phone).
 
 The screen shows public information only: its page connects to the table socket with
 `?view=spectator` (docs/protocol.md §2.1), so a TV signed in as a seated player is still

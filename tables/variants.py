@@ -1,6 +1,6 @@
 """The five variants' table limits: the one place that knows them.
 
-Keys are the rules engine's (`games`) variant keys. Sources: /shared/rules/<key>.md.
+Keys are the rules engine's (`games`) variant keys. Their rules: docs/rules/<key>.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""AI seats: one decision from what a seat may see (rules/*.md, "AI seats").
+"""AI seats: one decision from what a seat may see (each variant's `docs/rules/` file, "AI seats").
 
 The only entry point is `choose_action(variant, level, view, legal)`. It is given the
 seat's view (`engine.view(state, seat)` for the seat on turn) and that seat's legal

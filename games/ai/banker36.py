@@ -1,4 +1,4 @@
-"""`banker36` AI seats (rules/banker36.md, "AI seats").
+"""`banker36` AI seats (docs/rules/banker36.md §6, "AI seats").
 
 Reads from the seat's view only: its own cards and total (its entry in
 ``circle.hands``) and the offered bets. The banker has no decisions (he draws to 17 by

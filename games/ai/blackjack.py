@@ -1,4 +1,4 @@
-"""`blackjack` AI seats (rules/blackjack.md, "AI seats").
+"""`blackjack` AI seats (docs/rules/blackjack.md §7, "AI seats").
 
 Reads from the seat's view only: its own hands (``hands``, the active one at ``hand``,
 each with ``cards``, ``total`` and ``soft``) and the dealer's up-card

@@ -1,4 +1,4 @@
-"""`classic` AI seats (rules/classic.md, "AI seats").
+"""`classic` AI seats (docs/rules/classic.md §6, "AI seats").
 
 Reads from the seat's view only: its own hand (the entry of ``round.hands`` that carries
 ``cards``, with ``total`` and ``soft``) and the dealer's up-card

@@ -1,4 +1,4 @@
-"""`salon` AI seats (rules/salon.md, "AI seats").
+"""`salon` AI seats (docs/rules/salon.md §7, "AI seats").
 
 The rules give one AI per role: the ponter bets the table minimum and stands on 16 or
 more (the source's advice: 16–20 are "close to 21"), otherwise draws; the banker draws

@@ -1,6 +1,6 @@
 """Basic strategy and house edge for the `blackjack` variant, computed from its rules.
 
-Rules (docs/strategy.md, rules/blackjack.md): six decks, the dealer stands on every 17,
+Rules (docs/strategy.md, docs/rules/blackjack.md): six decks, the dealer stands on every 17,
 double on any first two cards and after a split, resplit to four hands, split aces take
 one card each, no surrender, no insurance, and no hole-card peek: a dealer natural takes
 the whole wager, doubles and splits included (European no-hole-card, "ENHC").

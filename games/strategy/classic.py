@@ -1,6 +1,6 @@
 """The points-maximising hit/stand chart for the `classic` variant.
 
-Rules (rules/classic.md): one 52-card deck shuffled for every round; hit or stand only;
+Rules (docs/rules/classic.md): one 52-card deck shuffled for every round; hit or stand only;
 the dealer checks for a natural first (the round ends: a player natural pushes, any
 other hand loses), then draws to 17 and stands on every 17, soft 17 included; a natural
 wins +150 points, a win +100, a loss -100, a push 0; a bust loses even if the dealer

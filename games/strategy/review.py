@@ -6,7 +6,7 @@ player's private cards cannot change a value, because they are not an input. Val
 expected results in the game's own currency for the stake in play (`blackjack` units,
 `classic` points, `banker36` chips, `solo` coins), with optimal play afterwards.
 
-`review_record(record)` replays a hand record (docs: ../shared/specs/hand-record.md) and
+`review_record(record)` replays a hand record (docs/hand-record.md) and
 assesses every decision in it: the options' values, the one chosen, the best, and the
 value lost against the best (0 for a best choice).
 

@@ -1,6 +1,6 @@
 """Optimal play and expected return of a `solo` round (exact, 36-card deck per round).
 
-A `solo` round is a `banker36` duel without the five-pictures rule (rules/solo.md): the
+A `solo` round is a `banker36` duel without the five-pictures rule (docs/rules/solo.md): the
 player holds one card (face up) and bets on it; the banker's one card is face down. The
 player draws or stops; exactly 21 or golden point (two aces) wins at once, over 21 loses
 at once; otherwise the banker turns his card up and draws while below 17, golden point

@@ -1,4 +1,4 @@
-"""`banker36`: 36 cards, 2–4 players, one of whom holds the bank (rules/banker36.md).
+"""`banker36`: 36 cards, 2–4 players, one of whom holds the bank (docs/rules/banker36.md).
 
 The banker puts the table stake into the bank, every other player gets one card, and the
 banker plays a duel with each of them in turn: the player bets one of the offered
@@ -115,9 +115,9 @@ def hand_total(cards: list[str]) -> int:
 
 def setup(state: State, options: dict[str, Any], first_banker: str | None) -> list[Event]:
     opts = whole_options("banker36", options, DEFAULTS)
-    # Any entry limit is a valid table (rules/banker36.md Table 1 ties it to nothing but
+    # Any entry limit is a valid table (docs/rules/banker36.md §2.1 ties it to nothing but
     # sitting down): a seat that cannot put up the stake is skipped as banker even for
-    # the first bank (A bank 1) and sits out a duel it cannot afford (A bank 4.1). The
+    # the first bank (§3.1) and sits out a duel it cannot afford (§3.4.1). The
     # platform's own tables keep entry_limit ≥ stake (tables/models.py).
     limit = opts["entry_limit"]
     seats: list[dict[str, Any]] = state["seats"]
@@ -345,7 +345,7 @@ def act(state: State, action: Action) -> list[Event]:
         total = hand_total(hand)
         # No "total" here: the event goes to every seat with only the card stripped
         # (engine.events_for), and a total would give away the player's private hand
-        # (rules/README.md, Hidden information); the holder's view shows his total.
+        # (docs/rules/banker36.md §4); the holder's view shows his total.
         events.append({"type": "hit", "seat": seat, "to": seat, "card": card})
         if total > TWENTY_ONE:
             _settle(state, seat, False, "bust", events)

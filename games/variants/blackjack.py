@@ -1,4 +1,5 @@
-"""`blackjack`: European blackjack — six decks, S17, no peek, double and split (rules/blackjack.md).
+"""`blackjack`: European blackjack — six decks, S17, no peek, double and split
+(docs/rules/blackjack.md).
 
 1–7 seats play every round against an automated dealer; there are no chips and no bets:
 each hand stakes 1 unit (2 once doubled) and `state["deltas"]` is the session balance.

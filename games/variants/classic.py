@@ -1,4 +1,4 @@
-"""`classic`: Twenty-One for 2–10 players against an automated dealer (rules/classic.md).
+"""`classic`: Twenty-One for 2–10 players against an automated dealer (docs/rules/classic.md).
 
 A match of 5, 7 or 10 rounds scored in points. Every round is dealt from a fresh
 `standard52` deck; the first player moves one seat on every round. The host may remove a
@@ -86,7 +86,7 @@ def setup(state: State, options: dict[str, Any], first_banker: str | None) -> li
             f"classic is played by {MIN_SEATS} to {MAX_SEATS} players, not {len(seats)}",
         )
     if DEALER in seats:
-        # Round entries name the dealer's hand seat "dealer" (specs/hand-record.md), so a
+        # Round entries name the dealer's hand seat "dealer" (docs/hand-record.md §4.2), so a
         # player of that name would be indistinguishable from it.
         raise RulesError(BAD_RECORD, f"{DEALER!r} is the dealer's name, not a seat id")
     # Classic has no chips and no banker: `chips` and `first_banker` are ignored.

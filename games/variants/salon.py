@@ -1,4 +1,4 @@
-"""`salon`: the historical salon game with a rotating bank (/shared/rules/salon.md).
+"""`salon`: the historical salon game with a rotating bank (docs/rules/salon.md).
 
 One seat holds the bank (the banker); the others are ponters. A shoe of two 52-card decks
 is dealt deal after deal until fewer than 5 cards per hand are left; then the bank passes

@@ -1,4 +1,4 @@
-"""`solo`: one player against the computer banker, for the game's own coins (rules/solo.md).
+"""`solo`: one player against the computer banker, for the game's own coins (docs/rules/solo.md).
 
 Every round is dealt from a freshly shuffled `russian36` deck: one card to the player (face
 up), one to the banker (face down). The player bets after the first card, then draws or
@@ -167,7 +167,7 @@ def act(state: State, action: Action) -> list[Event]:
 
 
 def _skip_relisted_cards(state: State) -> None:
-    """«Начать заново» deals the very same card order again (rules/solo.md, Controls), so
+    """«Начать заново» deals the very same card order again (docs/rules/solo.md §5.3), so
     a stacked deck need not list the redealt cards twice. A record that does list them
     again (the deck read as every card drawn, in order) means the same thing: the redealt
     cards cannot come a second time from the one `russian36` stock of this shuffle, so

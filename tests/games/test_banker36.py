@@ -1,4 +1,4 @@
-"""`banker36`: the player-held bank, duels, stuk and rotation (rules/banker36.md)."""
+"""`banker36`: the player-held bank, duels, stuk and rotation (docs/rules/banker36.md)."""
 
 from __future__ import annotations
 
@@ -336,7 +336,7 @@ def test_bad_tables_are_bad_records(seats, options, first_banker):
 
 
 def test_an_entry_limit_below_the_stake_is_a_table_where_nobody_may_bank():
-    # rules/banker36.md Table 1 ties the entry limit to sitting down only: the record is
+    # docs/rules/banker36.md §2.1 ties the entry limit to sitting down only: the record is
     # valid; with nobody able to put up the stake (A bank 1) no bank opens at all.
     seats = [{"id": "a", "chips": 40}, {"id": "b", "chips": 49}]
     state, _ = engine.new_game(
@@ -387,7 +387,7 @@ def test_private_cards_are_dealt_to_their_holder_only():
 
 
 def test_a_hit_tells_the_other_seats_neither_the_card_nor_the_total():
-    # Hidden information (rules/README.md): cat's 9H + TS = 19 stays his until the duel
+    # Hidden information (docs/rules/banker36.md §4): cat's 9H + TS = 19 stays his until the duel
     # settles, so the copy of his hit event for anyone else carries no total either.
     state, _ = start(["9H", "7D", "TS"])
     state = play(state, ("cat", "bet", 10))

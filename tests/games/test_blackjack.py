@@ -1,4 +1,4 @@
-"""`blackjack` (rules/blackjack.md): deal, player actions, dealer, settlement, shoe, views."""
+"""`blackjack` (docs/rules/blackjack.md): deal, player actions, dealer, settlement, shoe, views."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`classic`: Twenty-One against an automated dealer (rules/classic.md)."""
+"""`classic`: Twenty-One against an automated dealer (docs/rules/classic.md)."""
 
 from __future__ import annotations
 

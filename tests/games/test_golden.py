@@ -1,9 +1,10 @@
 """Golden hand records: every file in tests/games/golden/<variant>/ replays exactly.
 
-Each file is a completed record: the input (with a `description` of the rule lines it
-covers) plus the expected `result`, or the expected `error` (code and action index). The
-records go through the real command line, `python -m games replay -`, as an outside
-conformance checker would run it.
+Each file is a completed record (docs/hand-record.md): the input, with a `description` of
+the rules it covers — a bare "§2.5" is a section of docs/rules/<variant>.md — plus the
+expected `result`, or the expected `error` (code and action index). The records go through
+the real command line, `python -m games replay -`, as an outside conformance checker would
+run it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`salon`: the historical salon game with a rotating bank (/shared/rules/salon.md)."""
+"""`salon`: the historical salon game with a rotating bank (docs/rules/salon.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`solo`: one player against the computer banker (rules/solo.md)."""
+"""`solo`: one player against the computer banker (docs/rules/solo.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Connections, drops and the reconnect grace (rules/classic.md «Disconnects», for every
+"""Connections, drops and the reconnect grace (docs/rules/classic.md §3.1, for every
 variant), including connections left behind by a server that died."""
 
 from __future__ import annotations

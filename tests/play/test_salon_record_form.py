@@ -1,4 +1,4 @@
-"""A live `salon` shoe is stored and given out as specs/hand-record.md has it: the cut is
+"""A live `salon` shoe is stored and given out as docs/hand-record.md §6 has it: the cut is
 live-only, so the record states the shoe in its order after the cut (`deck`) with the
 lot's seat (`first_banker`), and neither the `cut` option nor the cutter's move."""
 

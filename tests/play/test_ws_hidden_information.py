@@ -1,4 +1,4 @@
-"""The hidden-information rule (rules/README.md), asserted on the raw text of every frame
+"""The hidden-information rule (docs/rules/README.md §7), asserted on the raw text of every frame
 every other seat and every spectator receives, for each variant and each kind of hidden
 card.
 

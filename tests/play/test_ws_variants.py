@@ -217,7 +217,7 @@ async def test_salon_three_players_cut_over_the_socket_and_play_a_whole_shoe(mak
     assert reason["reason"] in ("shoe_end", "banker_short")
     assert game.result["rounds"] and game.result["final"] == {"banker": game.state["banker"]}
     record = await check_record(live, game, cutter)
-    # The record states the shoe after the cut (specs/hand-record.md): the cutter's move
+    # The record states the shoe after the cut (docs/hand-record.md §6): the cutter's move
     # is in `deck`, as the `position` cards moved from the top to the bottom.
     assert "cut" not in record["options"] and record["first_banker"] == banker
     assert game.actions[0] == {"seat": cutter, "action": "cut", "position": position}

@@ -1,9 +1,8 @@
-// The live table page's core (the contract: /work/briefs/contract.md; the protocol:
-// docs/protocol.md). It keeps the table socket, merges snapshot/update frames into one
-// state, and draws what every variant shares: the connection indicator, the seats, whose
-// turn it is and the decision clock, the action bar, the log and the live region, the
-// table controls, the fairness panel. The variant's own module
-// (static/js/table/variants/<variant>.js) draws the game area.
+// The live table page's core (the protocol: docs/protocol.md). It keeps the table socket,
+// merges snapshot/update frames into one state, and draws what every variant shares: the
+// connection indicator, the seats, whose turn it is and the decision clock, the action bar,
+// the log and the live region, the table controls, the fairness panel. The variant's own
+// module (static/js/table/variants/<variant>.js) draws the game area.
 
 import * as cards from "../cards.js";
 import { createAlerts } from "./alerts.js";

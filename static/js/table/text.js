@@ -1,4 +1,4 @@
-// The games' words (../shared/docs/glossary.md) for the table page: action labels, seat
+// The games' words (docs/glossary.md) for the table page: action labels, seat
 // names and the generic text of every event (docs/protocol.md §11, §12). A variant
 // module may describe an event itself (its `describe` export); these are the defaults.
 

@@ -1,4 +1,4 @@
-// `banker36`: «Очко» with a player's bank, for chips (../shared/rules/banker36.md;
+// `banker36`: «Очко» with a player's bank, for chips (docs/rules/banker36.md;
 // docs/protocol.md §12.4). Who holds the bank and its size, stuk, the circle's order with
 // each player's hand (hidden until that duel settles), the duel in progress with the
 // banker's cards, and the offered bets as buttons (1×, 2×, 5×, ва-банк).

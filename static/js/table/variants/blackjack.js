@@ -1,4 +1,4 @@
-// `blackjack`: European blackjack training, for units (../shared/rules/blackjack.md;
+// `blackjack`: European blackjack training, for units (docs/rules/blackjack.md;
 // docs/protocol.md §12.5). The dealer's hand (the hole card face down), every seat's hands
 // — several after splits, each with its total and wager —, AI seats labelled with their
 // level, the session balance in units, the last round's settlement, «Завершить сессию»

@@ -1,5 +1,5 @@
 // `classic` on the table page: a match of 5, 7 or 10 rounds against the dealer, for points
-// (rules/classic.md, docs/protocol.md §12.1). The core draws the seats, the clock, the
+// (docs/rules/classic.md, docs/protocol.md §12.1). The core draws the seats, the clock, the
 // action bar (hit / stand), the log and the fairness panel; this module draws the host's
 // controls, the round in play, the round summary (every hand, once settled), the
 // scoreboard and the final standings. The shared screen (static/js/screen.js) reuses the

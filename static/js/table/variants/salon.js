@@ -1,5 +1,5 @@
 // `salon` on the table page: the salon game with a rotating bank, for chips
-// (rules/salon.md, docs/protocol.md §12.2). The core draws the seats, the clock, the
+// (docs/rules/salon.md, docs/protocol.md §12.2). The core draws the seats, the clock, the
 // action bar (hit / stand as plain buttons), the log and the fairness panel; this module
 // draws the bank, the shoe (cards left), who banks next, the deal in progress, the last
 // deal's settlement, and two controls for the action bar: the bet entry (limited to the
@@ -41,7 +41,7 @@ function chipsOf(view, seat) {
 
 /**
  * Who banks next: the seat on the left of the banker (the next seat in table order) that
- * can hold the bank — 2 × the table minimum (rules/salon.md). Chips are known for the
+ * can hold the bank — 2 × the table minimum (docs/rules/salon.md §1.3). Chips are known for the
  * seats of the game; a seat that joined since is taken as able.
  */
 export function nextBanker(state, view) {

@@ -1,5 +1,5 @@
 // `solo`: one player against the computer banker, for the game's own coins
-// (../shared/rules/solo.md; docs/protocol.md §12.3). Coins, bank and bet in a panel, the
+// (docs/rules/solo.md; docs/protocol.md §12.3). Coins, bank and bet in a panel, the
 // banker's and the player's hands with their totals, the last round's result and quick bets
 // (the card zoom is the page's own: static/js/table/zoom.js).
 
