@@ -84,7 +84,7 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
-# Live tables under load against an echo baseline (benchmarks/live.py): starts daphne, a
+# Live tables under load against an echo baseline (benchmarks/live/): starts daphne, a
 # Celery worker and beat on this machine's PostgreSQL and Redis (BENCH_PG_URL, default
 # postgres://postgres@127.0.0.1:5432/postgres; BENCH_REDIS_URL, default db 13, flushed),
 # in a database of its own. About 10 minutes; BENCH_ARGS=--quick for a one-minute smoke.

@@ -8,12 +8,12 @@ from play.consumers import TableConsumer
 
 
 def bench_patterns() -> list[Any]:
-    """The live benchmark's echo baseline (benchmarks/echo.py), mounted only when the
-    settings ask for it — the benchmark's own settings (benchmarks/live_settings.py) do;
+    """The live benchmark's echo baseline (benchmarks/live/consumer.py), mounted only when the
+    settings ask for it — the benchmark's own settings (benchmarks/live/settings.py) do;
     production's never do."""
     if not getattr(settings, "BENCH_ECHO", False):
         return []
-    from benchmarks.echo import EchoConsumer
+    from benchmarks.live.consumer import EchoConsumer
 
     return [path("ws/bench/echo/<int:group>/", EchoConsumer.as_asgi())]
 

@@ -1,4 +1,4 @@
-"""The live benchmark's echo baseline (benchmarks/echo.py) is mounted only when the
+"""The live benchmark's echo baseline (benchmarks/live/consumer.py) is mounted only when the
 benchmark's own settings ask for it, and broadcasts each message to its group."""
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def test_bench_live_runs_end_to_end_at_tiny_scale(
         "Echo by layer",
         "Idle (the live stack",
         "Targets for one daphne process:",
-        "Issue 19's targets",
+        "Targets for live play against the echo",
     ):
         assert heading in text, text
     assert "\n      8      2 " in text, text  # the step's row: 8 players at 2 tables
@@ -92,18 +92,18 @@ def test_bench_live_runs_end_to_end_at_tiny_scale(
 
 def test_the_saturation_search_runs_on_the_400_player_tables_when_they_are_a_step():
     """100 players' 25 tables cannot offer one process enough actions to saturate it."""
-    from benchmarks.live import parse_options
+    from benchmarks.live.options import parse_options
 
     assert parse_options([]).saturation_players == 400
     assert parse_options(["--steps", "100,1000"]).saturation_players == 100
     assert parse_options(["--saturation-players", "40"]).saturation_players == 40
 
 
-# --- the report's issue-19 lines, without any process -----------------------------------
+# --- the report's verdicts, without any process ----------------------------------------
 
 
 def _usage(daphne: float) -> Any:
-    from benchmarks.live import Usage
+    from benchmarks.live.usage import Usage
 
     names = ("daphne", "worker", "beat", "postgres", "redis", "load-gen")
     return Usage(
@@ -114,7 +114,7 @@ def _usage(daphne: float) -> Any:
 
 
 def _run(rate: float, p99: float, daphne: float, *, lost: int = 0, span: float = 10.0) -> Any:
-    from benchmarks.live import Latency, RunFigures
+    from benchmarks.live.figures import Latency, RunFigures
 
     latency = Latency(
         a={50: p99 / 2, 95: p99, 99: p99},
@@ -141,7 +141,8 @@ def _step(
 ) -> Any:
     from collections import Counter
 
-    from benchmarks.live import LivePhase, StepResult
+    from benchmarks.live.load import LivePhase
+    from benchmarks.live.steps import StepResult
 
     tables = players // 4
     live = LivePhase(
@@ -170,7 +171,7 @@ def _step(
 
 def _echo(p99: float, cpu: float, probes: list, layer: str):
     """An echo phase of 20 msg/s with one run at `p99` and `cpu`, and its search `probes`."""
-    from benchmarks.live import EchoPhase
+    from benchmarks.live.echo import EchoPhase
 
     return EchoPhase(
         runs=[_run(20.0, p99, cpu)],
@@ -186,7 +187,7 @@ def _echo(p99: float, cpu: float, probes: list, layer: str):
 
 
 def test_cpu_per_message_pools_the_runs_cpu_seconds_over_their_answered_messages():
-    from benchmarks.live import cpu_per_message
+    from benchmarks.live.figures import cpu_per_message
 
     # 50% of a core for 10 s = 5 CPU-s over 20/s × 10 s = 200 actions: 25 ms each; a
     # second run at 100% of a core over 100 actions: 10 CPU-s; pooled 15 s / 300 = 50 ms.
@@ -196,7 +197,7 @@ def test_cpu_per_message_pools_the_runs_cpu_seconds_over_their_answered_messages
 
 
 def test_the_cpu_target_compares_the_400_step_with_its_echo_and_says_when_it_is_missed():
-    from benchmarks.live import cpu_verdict
+    from benchmarks.live.report import cpu_verdict
 
     missed = cpu_verdict([_step(100, live_cpu=10.0), _step(400, live_cpu=50.0, echo_cpu=10.0)])
     assert missed.state == "MISSED" and "25.0 ms against 5.0 ms = 5.0×" in missed.measured
@@ -207,7 +208,7 @@ def test_the_cpu_target_compares_the_400_step_with_its_echo_and_says_when_it_is_
 
 
 def test_the_saturation_target_is_the_live_point_over_the_echo_point():
-    from benchmarks.live import saturation_verdict
+    from benchmarks.live.report import saturation_verdict
 
     live_probes = [(0.5, [_run(40.0, 300, 90.0)])]  # fails: the live point is pace 1's 20/s
     passing, failing = (40.0, [_run(40.0, 60, 30.0)]), (80.0, [_run(80.0, 400, 90.0)])
@@ -228,7 +229,7 @@ def test_the_saturation_target_is_the_live_point_over_the_echo_point():
 
 
 def test_an_echo_that_never_saturated_leaves_a_passing_share_unjudged():
-    from benchmarks.live import saturation_verdict
+    from benchmarks.live.report import saturation_verdict
 
     live_probes = [(0.5, [_run(40.0, 300, 90.0)])]
     step = _step(
@@ -243,7 +244,7 @@ def test_an_echo_that_never_saturated_leaves_a_passing_share_unjudged():
 
 
 def test_the_crowd_verdicts_one_line_per_target():
-    from benchmarks.live import crowd_verdicts
+    from benchmarks.live.report import crowd_verdicts
 
     good = crowd_verdicts([_step(1000, live_p99=100.0, echo_p99=40.0, errors={"not_your_turn": 2})])
     assert [v.state for v in good] == ["met"] * 5, good
@@ -267,7 +268,7 @@ def test_the_crowd_verdicts_one_line_per_target():
 
 
 def test_the_timeout_target_is_half_a_second():
-    from benchmarks.live import TARGET_LATENESS_MS, lateness_line
+    from benchmarks.live.report import TARGET_LATENESS_MS, lateness_line
 
     assert TARGET_LATENESS_MS == 500
     line = lateness_line([_step(100, lateness=[100.0] * 98 + [600.0, 700.0])])
@@ -275,7 +276,8 @@ def test_the_timeout_target_is_half_a_second():
 
 
 def test_the_report_prints_the_cpu_layers_idle_and_target_sections():
-    from benchmarks.live import parse_options, report
+    from benchmarks.live.options import parse_options
+    from benchmarks.live.report import report
 
     step = _step(20, echo_probes=[(40.0, [_run(40.0, 60, 30.0)]), (80.0, [_run(80.0, 400, 90)])])
     step.other_echo = _echo(20.0, 8.0, [(40.0, [_run(40.0, 30, 20.0)])], "pubsub")
@@ -305,7 +307,7 @@ def test_the_report_prints_the_cpu_layers_idle_and_target_sections():
     assert "Echo saturation point: about 40.0 msg/s" in text
     assert "Echo by layer" in text and "pubsub" in text
     assert "about 40.0 or more" in text  # the other layer never failed its probes
-    assert "Issue 19's targets" in text
+    assert "Targets for live play against the echo" in text
     for target in (
         "CPU per accepted action",
         "saturation point ≥ 50%",
@@ -320,7 +322,8 @@ def test_the_report_prints_the_cpu_layers_idle_and_target_sections():
 
 
 def test_the_profile_summary_puts_each_sample_in_its_first_matching_category(tmp_path: Path):
-    from benchmarks.live import Profile, profile_lines, summarize_profile
+    from benchmarks.live.profile import Profile, summarize_profile
+    from benchmarks.live.report import profile_lines
 
     loop = "run (daphne/cli.py:1);run_forever (asyncio/base_events.py:2);_run (asyncio/events.py:3)"
     pool = (
@@ -367,7 +370,7 @@ def test_the_profile_summary_puts_each_sample_in_its_first_matching_category(tmp
 
 
 def test_the_new_options_and_their_quick_values():
-    from benchmarks.live import parse_options
+    from benchmarks.live.options import parse_options
 
     full, quick = parse_options([]), parse_options(["--quick"])
     assert (full.idle, full.echo_max_probes, full.layers, full.profile) == (10.0, 6, "both", False)

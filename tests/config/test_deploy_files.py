@@ -212,7 +212,7 @@ NEVER_SENT = [
     "config/tls.key",
     "requirements/dev.txt",
     "tests/test_x.py",
-    "benchmarks/live.py",
+    "benchmarks/live/__main__.py",
 ]
 # What the image runs.
 SENT = [

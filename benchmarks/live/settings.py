@@ -1,4 +1,4 @@
-"""Settings of the processes `make bench-live` starts (benchmarks/live.py): production
+"""Settings of the processes `make bench-live` starts (benchmarks/live/): production
 settings (config/settings.py, read from the same environment) with four changes, none
 of which touches a live table:
 

@@ -1,4 +1,4 @@
-"""The echo baseline of `make bench-live` (benchmarks/live.py): a bare consumer on the
+"""The echo baseline of `make bench-live` (benchmarks/live/): a bare consumer on the
 same daphne and channel layer as the tables, with a table's fan-out and nothing else.
 
 Each connection to `ws/bench/echo/<group>/` joins the channel-layer group
@@ -8,7 +8,7 @@ to its client — padded to `pad` bytes, so that the baseline carries frames as 
 table's updates. No database, no rules, no per-viewer frames: what is left is daphne,
 the WebSocket and the Redis layer.
 
-Mounted only when the settings say `BENCH_ECHO = True` (benchmarks/live_settings.py,
+Mounted only when the settings say `BENCH_ECHO = True` (benchmarks/live/settings.py,
 which only the benchmark's processes use): never in production routing.
 """
 
