@@ -1,28 +1,26 @@
-"""Real processes and real clients for the integration tests (tests/integration).
+"""Real clients and the database's checks for the integration tests (tests/integration),
+on the production stack that `benchmarks.live.stack.Stack` runs as subprocesses.
 
-`Stack` runs the production stack as subprocesses on pytest-django's test database
-(PostgreSQL): one or more daphne processes on their own ports, Celery workers and beat,
-and optionally a private `redis-server` on a free port, so that a test may stop and
-restart Redis without disturbing anything else on the machine that uses the shared one.
+`stack_env` points a stack at pytest-django's test database (PostgreSQL) and passes the
+test process's environment on whole, so that the processes inherit what the test
+runner gave this one (under pytest-xdist, CHANNEL_LAYER_PREFIX and a REDIS_URL of the
+worker's own: config/test_settings.py); `make_stack` builds a stack whose workers run as
+the tests need them, `start_stack` starts it or fails the test with every process's log.
 `sign_in` signs a user in through the real login form; `Conn` is a real WebSocket to a
 table that keeps every frame it got. The checks at the end read the database: the chip
-ledger adds up, every hand record replays to its result, and every frame a viewer got
-is what the stored game showed at that version.
+ledger adds up, every hand record replays to its result, and every frame a viewer got is
+what the stored game showed at that version.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.client
 import itertools
 import json
 import os
 import re
 import shutil
-import sys
-import time
-import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
@@ -37,30 +35,28 @@ from websockets.exceptions import ConnectionClosed
 from accounts.models import Account, LedgerEntry, User
 from accounts.services import GRANTS_ACCOUNT_CODE, WELCOME_GRANT_CHIPS
 from benchmarks import http_login
-from benchmarks.processes import Service, free_port  # shared with make bench-live
+from benchmarks.live.stack import Stack
 from games import engine
 from games.record import replay
 from play import records
 from play.models import Game
 from tables.models import Table
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-if not (BIN / "daphne").exists():  # pragma: no cover - pytest run from outside the venv
-    BIN = ROOT / ".venv" / "bin"
-
 PASSWORD = "Live-Table-Pass-42"
-STARTUP_TIMEOUT = 40.0  # a process's readiness
 FRAME_TIMEOUT = 10.0  # one expected frame
 WS_TIMEOUT = 10.0  # opening or closing a socket, sending a message
 HTTP_TIMEOUT = 10.0
-ASGI_APP = "config.asgi:application"
 
 Frame = dict[str, Any]
 COMMAND_IDS = itertools.count(1)
 
 
-# --- processes -------------------------------------------------------------------------
+# --- the stack -------------------------------------------------------------------------
+
+# What the tests' workers run with: one task at a time in the worker's own process (what
+# a test counts in its log is what that process did), and none of the chatter between
+# workers that would only slow their start.
+WORKER_OPTIONS = ("--pool=solo", "--without-gossip", "--without-mingle", "--without-heartbeat")
 
 
 def require_redis_server() -> None:
@@ -70,151 +66,6 @@ def require_redis_server() -> None:
         if os.environ.get("REQUIRE_SERVICES") == "1":
             pytest.fail(f"REQUIRE_SERVICES=1 but {what}", pytrace=False)
         pytest.skip(what)
-
-
-class Stack:
-    """daphne (`webs` processes, each on its own port), Celery workers and Celery beat on
-    the test database and Redis. With `private_redis`, a `redis-server` of the stack's own
-    on a free port is the channel layer, the cache and the broker (`env`'s REDIS_URL is
-    replaced), so that a test may restart it."""
-
-    def __init__(
-        self,
-        env: dict[str, str],
-        logs: Path,
-        *,
-        webs: int = 1,
-        workers: int = 1,
-        beat: bool = True,
-        private_redis: bool = False,
-    ) -> None:
-        self.redis: Service | None = None
-        if private_redis:
-            self.redis_port = free_port()
-            self.redis = Service(
-                "redis",
-                [
-                    *("redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1"),
-                    *("--save", "", "--appendonly", "no", "--daemonize", "no"),
-                ],
-                env,
-                logs,
-            )
-            env = {**env, "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0"}
-        self.env = env
-        self.ports = [free_port() for _ in range(webs)]
-        self.webs = [
-            Service(
-                "daphne" if webs == 1 else f"daphne{i + 1}",
-                [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), ASGI_APP],
-                env,
-                logs,
-            )
-            for i, port in enumerate(self.ports)
-        ]
-        self.workers = [
-            Service(
-                "worker" if workers == 1 else f"worker{i + 1}",
-                [
-                    *(str(BIN / "celery"), "-A", "config", "worker", "--pool=solo"),
-                    *("--loglevel=info", "--without-gossip", "--without-mingle"),
-                    *(
-                        "--without-heartbeat",
-                        "--hostname",
-                        f"integration-{uuid.uuid4().hex[:8]}@%h",
-                    ),
-                ],
-                env,
-                logs,
-            )
-            for i in range(workers)
-        ]
-        self.beat: Service | None = None
-        if beat:
-            self.beat = Service(
-                "beat",
-                [
-                    *(str(BIN / "celery"), "-A", "config", "beat", "--loglevel=info"),
-                    *("--schedule", str(logs / "beat-schedule")),
-                ],
-                env,
-                logs,
-            )
-        self.services = [*self.webs, *self.workers, *([self.beat] if self.beat else [])]
-        if self.redis is not None:
-            self.services.insert(0, self.redis)
-
-    # The first web process, for a stack of one.
-    @property
-    def daphne(self) -> Service:
-        return self.webs[0]
-
-    @property
-    def port(self) -> int:
-        return self.ports[0]
-
-    @property
-    def worker(self) -> Service:
-        return self.workers[0]
-
-    @property
-    def redis_url(self) -> str:
-        return self.env["REDIS_URL"]
-
-    def start(self) -> None:
-        if self.redis is not None:
-            self.start_redis()
-        for service in self.services:
-            if service is not self.redis:
-                service.start()
-        for index in range(len(self.webs)):
-            self.wait_for_daphne(index)
-        for worker in self.workers:
-            self.wait_for_worker(worker)
-        if self.beat is not None:
-            self.wait_for_beat()
-
-    def start_redis(self) -> None:
-        assert self.redis is not None
-        self.redis.start()
-        self.redis.wait_for_log(r"Ready to accept connections", run=len(self.redis.log_files))
-
-    def wait_for_worker(self, worker: Service) -> None:
-        worker.wait_for_log(r"@\S+ ready\.", run=len(worker.log_files))
-
-    def wait_for_beat(self) -> None:
-        assert self.beat is not None
-        self.beat.wait_for_log(r"beat: Starting", run=len(self.beat.log_files))
-
-    def wait_for_daphne(self, index: int = 0, timeout: float = STARTUP_TIMEOUT) -> None:
-        web, port = self.webs[index], self.ports[index]
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if not web.running():
-                raise AssertionError(f"{web.name} exited before answering /healthz")
-            with contextlib.suppress(OSError, http.client.HTTPException):
-                if _http(port, "GET", "/healthz")[0] == 200:
-                    return
-            time.sleep(0.05)
-        raise AssertionError(f"{web.name} did not answer /healthz within {timeout:.0f} s")
-
-    def restart_daphne(self, index: int = 0) -> float:
-        """Start a daphne again on its port; returns the seconds until it answered."""
-        began = time.monotonic()
-        self.webs[index].start()
-        self.wait_for_daphne(index)
-        return time.monotonic() - began
-
-    def stop(self) -> None:
-        for service in reversed(self.services):
-            service.stop()
-
-    def logs(self) -> str:
-        parts = []
-        for service in self.services:
-            tail = "\n".join(service.log_text().splitlines()[-150:])
-            parts.append(f"----- {service.name} (last 150 lines) -----\n{tail}")
-        return "\n".join(parts)
 
 
 def _database_url() -> str:
@@ -251,6 +102,12 @@ def stack_env(redis_url: str, **settings: str) -> dict[str, str]:
     }
 
 
+def make_stack(env: dict[str, str], logs: Path, **options: Any) -> Stack:
+    """A stack whose workers run as the tests need them (`WORKER_OPTIONS`); `options` as
+    `Stack` takes them (webs, workers, beat, private_redis)."""
+    return Stack(env, logs, worker_options=WORKER_OPTIONS, **options)
+
+
 def start_stack(stack: Stack) -> Stack:
     """Start it, or fail the test with every process's log."""
     try:
@@ -262,10 +119,6 @@ def start_stack(stack: Stack) -> Stack:
 
 
 # --- HTTP: the real login form ---------------------------------------------------------
-
-
-def _http(port: int, method: str, path: str) -> tuple[int, str, dict[str, str]]:
-    return http_login.http_request(port, method, path, timeout=HTTP_TIMEOUT)
 
 
 def sign_in(port: int, username: str) -> str:

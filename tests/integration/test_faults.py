@@ -55,6 +55,7 @@ from tests.integration.live_stack import (
     deal_first_bank,
     has_event,
     load_game,
+    make_stack,
     open_retrying,
     picture,
     play_to_the_end,
@@ -98,7 +99,7 @@ def launch(
         )
         logs = tmp_path / f"stack{len(stacks) + 1}"
         logs.mkdir()
-        stack = Stack(env, logs, private_redis=True, **processes)
+        stack = make_stack(env, logs, private_redis=True, **processes)
         stacks.append(stack)
         return start_stack(stack)
 

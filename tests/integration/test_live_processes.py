@@ -43,6 +43,7 @@ from tests.integration.live_stack import (
     hand_of,
     has_event,
     load_game,
+    make_stack,
     quiet,
     run_scenario,
     shows_game,
@@ -73,7 +74,7 @@ def stack(
         # bank 2's announcement (nobody sends seeds) is dealt by beat at its end.
         CLIENT_SEED_SECONDS="2",
     )
-    processes = Stack(env, tmp_path)
+    processes = make_stack(env, tmp_path)
     try:
         try:
             processes.start()

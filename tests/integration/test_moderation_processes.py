@@ -35,6 +35,7 @@ from tests.integration.live_stack import (
     Conn,
     Stack,
     close_all,
+    make_stack,
     open_retrying,
     require_redis_server,
     run_scenario,
@@ -53,7 +54,7 @@ def stack(postgres: None, transactional_db: None, tmp_path: Path) -> Iterator[St
     require_redis_server()
     # Two web processes, nothing else: no game is played, so no worker or beat is needed.
     processes = start_stack(
-        Stack(stack_env(""), tmp_path, webs=2, workers=0, beat=False, private_redis=True)
+        make_stack(stack_env(""), tmp_path, webs=2, workers=0, beat=False, private_redis=True)
     )
     try:
         yield processes

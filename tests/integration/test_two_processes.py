@@ -37,6 +37,7 @@ from tests.integration.live_stack import (
     close_all,
     hand_of,
     has_event,
+    make_stack,
     open_retrying,
     picture,
     play_to_the_end,
@@ -67,7 +68,7 @@ def stack(postgres: None, transactional_db: None, tmp_path: Path) -> Iterator[St
         # No next bank while the test is running: the game is played, then both stand.
         GAME_INTERLUDE_SECONDS="600",
     )
-    processes = start_stack(Stack(env, tmp_path, webs=2, private_redis=True))
+    processes = start_stack(make_stack(env, tmp_path, webs=2, private_redis=True))
     try:
         yield processes
     finally:
