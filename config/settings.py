@@ -162,11 +162,11 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
 
-# Which channels_redis layer carries the live frames (docs/deployment.md, "Where an
-# action's time goes"): `pubsub`, Redis PUBLISH/SUBSCRIBE (one subscription per web
-# process and group, no per-channel capacity to overflow, no receive lock), or `core`,
-# channels_redis's list-based layer (every socket of a process behind one Redis list,
-# read a message at a time).
+# Which channels_redis layer carries the live frames (docs/deployment.md, "The channel
+# layer"): `pubsub`, Redis PUBLISH/SUBSCRIBE (one subscription per web process and group,
+# no per-channel capacity to overflow, no receive lock), or `core`, channels_redis's
+# list-based layer (every socket of a process behind one Redis list, read a message at a
+# time).
 CHANNEL_LAYER = env.str("CHANNEL_LAYER", default="pubsub")
 if CHANNEL_LAYER not in ("core", "pubsub"):
     raise ImproperlyConfigured(f"CHANNEL_LAYER must be core or pubsub, not {CHANNEL_LAYER!r}")
