@@ -48,8 +48,8 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_options(argv)
     # A bench stopped with SIGTERM (kill, a CI timeout) stops its daphne, worker and beat
-    # on the way out, as after Ctrl+C: left running, a beat went on sending sweeps into
-    # the Redis database the next run measured.
+    # on the way out, as after Ctrl+C: left running, a beat would go on sending sweeps
+    # into the Redis database the next run measures.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     context: dict[str, Any] = {"cores": os.cpu_count(), "load_before": load_average()}
     env = process_env(options)

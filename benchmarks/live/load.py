@@ -321,7 +321,7 @@ async def profiled_run(
     only the thread holding the GIL is sampled, so a sample is Python at work — not a
     database thread waiting for PostgreSQL's reply in psycopg's Python code, nor a thread
     waiting for a core, which py-spy otherwise counts as busy (on a loaded machine the
-    samples came to twice the process's CPU, a third of them waits for PostgreSQL)."""
+    samples come to twice the process's CPU, a third of them waits for PostgreSQL)."""
     path = logs / f"daphne-{players}.txt"
     argv = [
         str(BIN / "py-spy"),

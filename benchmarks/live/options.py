@@ -164,7 +164,7 @@ def parse_options(argv: Sequence[str] | None) -> Options:
         search=not args.no_saturation,
         # On the 400-player tables when they are a step: the 25 tables of 100 players
         # cannot offer more than about 40 actions/s however short the think time, which
-        # one process now takes under the limit (the search then only finds a floor).
+        # one process takes under the limit (the search then only finds a floor).
         saturation_players=saturation_players,
         saturation_runs=pick(args.saturation_runs, 2, 1),
         saturation_duration=pick(args.saturation_duration, 8.0, 4.0),
