@@ -25,6 +25,7 @@ for that module only: no Django code runs on Playwright's loop.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.client
 import os
@@ -175,20 +176,20 @@ def _daphne_start(env: dict[str, str], log: Path) -> DaphneServer:
 
 
 class _Daphnes:
-    """The session's daphne: one at a time, kept from module to module while the modules
-    ask for the same environment, replaced when one asks for another. Never two at once:
-    a daphne running the deadline ticker would sweep the clocks of the tables another
-    module's daphne serves. What a test wrote is flushed after it, as within a module."""
+    """The daphne of this test process: one at a time, kept from module to module while
+    the browser tests ask for the same environment, replaced when one asks for another,
+    stopped when the next test is not a browser test. Never two at once, and none behind
+    other tests: a daphne running the deadline ticker would sweep the clocks of tables it
+    does not serve. What a test wrote is flushed after it, as within a module."""
 
-    def __init__(self, logs: pytest.TempPathFactory) -> None:
-        self.logs = logs
+    def __init__(self) -> None:
         self.server: DaphneServer | None = None
 
-    def serving(self, env: dict[str, str]) -> DaphneServer:
+    def serving(self, env: dict[str, str], log: Path) -> DaphneServer:
         if self.server is not None and self.server.env == env and self.server.proc.poll() is None:
             return self.server
         self.stop()
-        self.server = _daphne_start(env, self.logs.mktemp("e2e") / "daphne.log")
+        self.server = _daphne_start(env, log)
         return self.server
 
     def stop(self) -> None:
@@ -197,18 +198,25 @@ class _Daphnes:
             self.server = None
 
 
-@pytest.fixture(scope="session")
-def _daphnes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Daphnes]:
-    daphnes = _Daphnes(tmp_path_factory)
-    yield daphnes
-    daphnes.stop()
+_DAPHNES = _Daphnes()
+# A run stopped by an error or Ctrl+C leaves no daphne behind.
+atexit.register(_DAPHNES.stop)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    # After the fixtures' own teardown (trylast): the sockets are closed, the test's rows
+    # flushed. The next browser test, if any, keeps the server when its settings match.
+    here = Path(__file__).parent
+    if nextitem is None or here not in Path(nextitem.path).parents:
+        _DAPHNES.stop()
 
 
 @pytest.fixture(scope="module")
 def daphne_server(
     django_db_setup: None,
     django_db_blocker: Any,
-    _daphnes: _Daphnes,
+    tmp_path_factory: pytest.TempPathFactory,
     daphne_env: dict[str, str],
 ) -> DaphneServer:
     with django_db_blocker.unblock():
@@ -226,7 +234,7 @@ def daphne_server(
     }
     # pytest's own variables name the running test: they differ from module to module.
     env = {k: v for k, v in env.items() if k != "PYTEST_CURRENT_TEST"}
-    return _daphnes.serving(env)
+    return _DAPHNES.serving(env, tmp_path_factory.mktemp("e2e") / "daphne.log")
 
 
 @pytest.fixture
