@@ -41,27 +41,42 @@ _lobby_sequence = itertools.count(1)
 def _lobby_message(changes: dict[int, bool]) -> dict[str, Any]:
     """What changed in the lobby: the rows of the changed tables still listed, built once
     in every language (each lobby connection picks its own), not once per connection;
-    which of them are new to the lobby; the ids no longer listed; who opened each listed
-    one (a connection tells its own user which are theirs); and the lobby's counts as
-    they stand after the batch. Only these tables are read, not the whole list (which
-    every change re-sent to every lobby socket).
+    which of them are new to the lobby; the ids no longer listed, with the rows of those
+    that closed (a page shows them closed for a while); who opened each listed one and
+    who sits there (a connection decides its own user's join buttons with play.seating,
+    and reads that user's seats again only when a change is at a table they sit at or
+    just sat down at); and the lobby's counts as they stand after the batch. Only these
+    tables are read, not the whole list (which every change re-sent to every lobby
+    socket).
 
-    Two queries per batch, however many lobby sockets there are (this is on the live
-    path: every table change comes here): the changed rows, and the counts' one grouped
-    query. Counted here, once, the counts reach every socket in the same group message;
-    before, each browser asked lobby.json after each batch (at 400 players in the lobby,
-    ~400 requests a second, each a page, the counts and the player's part)."""
+    Three queries per batch, however many lobby sockets there are (this is on the live
+    path: every table change comes here): the changed tables, who sits at them, and the
+    counts' one grouped query. Counted here, once, the counts reach every socket in the
+    same group message; before, each browser asked lobby.json after each batch (at 400
+    players in the lobby, ~400 requests a second, each a page, the counts and the
+    player's part)."""
     from django.conf import settings
     from django.utils import translation
 
-    from lobby.selectors import lobby_counts, lobby_rows, lobby_tables
+    from lobby.selectors import lobby_counts, lobby_rows, with_row_facts
+    from tables.models import Seat, Table
 
-    listed = list(lobby_tables().filter(pk__in=list(changes)))
-    rows = {}
+    ids = list(changes)
+    # Private tables are never announced (tables.signals), nor named here.
+    changed = list(with_row_facts(Table.objects.filter(pk__in=ids, private=False)))
+    listed = [table for table in changed if table.is_open]
+    closed = [table for table in changed if not table.is_open]
+    rows, closed_rows = {}, {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
             rows[code] = lobby_rows(listed)  # a row that fails is left out, logged
+            closed_rows[code] = lobby_rows(closed)
     found = {table.pk for table in listed}
+    seated: dict[str, list[int]] = {}
+    for table_id, player_id in Seat.objects.filter(
+        table_id__in=found, player__isnull=False
+    ).values_list("table_id", "player_id"):
+        seated.setdefault(str(table_id), []).append(player_id)
     # Over all public open tables, no filter: one message for every socket, whatever its
     # filters (a client with an entry-limit filter asks lobby.json for its own).
     counts = lobby_counts()
@@ -70,8 +85,10 @@ def _lobby_message(changes: dict[int, bool]) -> dict[str, Any]:
         "tables": rows,
         "added": sorted(pk for pk in found if changes[pk]),
         "removed": sorted(set(changes) - found),
+        "closed": closed_rows,
         # String keys: the channel layer's msgpack takes no others.
         "hosts": {str(t.pk): t.created_by_id for t in listed if t.created_by_id is not None},
+        "seated": seated,
         "counts": counts,
         "counts_total": sum(counts.values()),
     }

@@ -12,12 +12,14 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from lobby import rows as lobby_rows
 from lobby.broadcast import LOBBY_GROUP
 from lobby.forms import LobbyFilterForm
 from lobby.selectors import lobby_listing
 from lobby.services import table_open_with
 from play import broadcast
 from play.errors import PlayError
+from play.seating import Sitter, sitter_of
 from play.sockets import (
     CLOSE_SESSION_ENDED,
     CLOSE_UNAUTHENTICATED,
@@ -44,6 +46,11 @@ class LobbyConsumer(  # type: ignore[misc]
 ):
     """The open tables, sent on connect and again whenever one changes."""
 
+    # The viewer's seats and chips (their join verdicts), and whether the client asked for
+    # each row's markup (`?html=1`): set by the first message's listing.
+    sitter: Sitter | None = None
+    html = False
+
     async def connect(self) -> None:
         broadcast.bind_loop()
         user = self.scope.get("user")
@@ -56,7 +63,7 @@ class LobbyConsumer(  # type: ignore[misc]
         self.groups_joined = [LOBBY_GROUP, str(self._remember_session())]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        await self.send_json({"type": "lobby", **await self._listing()})
+        await self.send_json({"type": "lobby", **await self._listing(user)})
 
     async def disconnect(self, code: int) -> None:
         await self._count_out()
@@ -127,23 +134,38 @@ class LobbyConsumer(  # type: ignore[misc]
 
     async def lobby_diff(self, event: dict[str, Any]) -> None:
         """Changed tables (lobby.broadcast.lobby_changed): each as its own message, in
-        this connection's language — not the whole list again — then the batch's
-        `lobby_counts` (docs/protocol.md §14)."""
+        this connection's language and with this viewer's join verdict (play.seating) —
+        not the whole list again — then the batch's `lobby_counts` (docs/protocol.md §14)."""
+        language = socket_language(self.scope)
         tables = event["tables"]
-        rows = tables.get(socket_language(self.scope)) or tables.get(settings.LANGUAGE_CODE) or []
+        rows = tables.get(language) or tables.get(settings.LANGUAGE_CODE) or []
+        closed = event.get("closed") or {}
+        closed_rows = {
+            row["id"]: row
+            for row in closed.get(language) or closed.get(settings.LANGUAGE_CODE) or []
+        }
         added = set(event["added"])
         hosts = event.get("hosts") or {}
         user_id = getattr(self.scope.get("user"), "pk", None)
-        for row in rows:
-            kind = "table_added" if row["id"] in added else "table_changed"
-            message: dict[str, Any] = {"type": kind, "table": row}
-            if user_id is not None and hosts.get(str(row["id"])) == user_id:
-                # Only to the one who opened it: their «Ваши столы» (lobby.json's `me`)
-                # has a new table, without every other client asking lobby.json.
-                message["yours"] = True
-            await self.send_json(message)
-        for table_id in event["removed"]:
-            await self.send_json({"type": "table_removed", "table": table_id})
+        await self._sitter_after(event, rows)
+        with translation.override(language):
+            for row in rows:
+                kind = "table_added" if row["id"] in added else "table_changed"
+                shown = lobby_rows.for_viewer(row, self.sitter, html=self.html)
+                message: dict[str, Any] = {"type": kind, "table": shown}
+                if user_id is not None and hosts.get(str(row["id"])) == user_id:
+                    # Only to the one who opened it: their «Ваши столы» (lobby.json's `me`)
+                    # has a new table, without every other client asking lobby.json.
+                    message["yours"] = True
+                await self.send_json(message)
+            for table_id in event["removed"]:
+                message = {"type": "table_removed", "table": table_id}
+                if self.html and table_id in closed_rows:
+                    gone = lobby_rows.for_viewer(
+                        closed_rows[table_id], self.sitter, html=True, closed=True
+                    )
+                    message["html"] = gone["html"]
+                await self.send_json(message)
         if "counts" in event:  # (a diff from a web process of the release before has none)
             await self.send_json(
                 {
@@ -153,11 +175,35 @@ class LobbyConsumer(  # type: ignore[misc]
                 }
             )
 
+    async def _sitter_after(self, event: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+        """The viewer's seats and chips read again when the batch changed a table they
+        sit at or just sat down at (their verdicts may change), or before the first
+        listing read them; any other batch costs no query."""
+        user_id = getattr(self.scope.get("user"), "pk", None)
+        held = {seat.table for seat in self.sitter.seats} if self.sitter else set()
+        seated = event.get("seated") or {}
+        touched = any(
+            row["id"] in held or user_id in seated.get(str(row["id"]), ()) for row in rows
+        ) or any(table_id in held for table_id in event["removed"])
+        if self.sitter is not None and not touched:
+            return
+        try:
+            self.sitter = await database(sitter_of)(self.scope["user"])
+        except Exception:  # the database is away: the verdicts of the seats known before
+            logger.exception("a lobby viewer's seats could not be read")
+
     @database  # type: ignore[misc]
-    def _listing(self) -> dict[str, Any]:
+    def _listing(self, user: Any) -> dict[str, Any]:
         """The first message's page of tables, under the filters of the socket's query
-        string (as lobby.json takes them)."""
+        string (as lobby.json takes them), with this viewer's verdicts; the viewer's
+        seats and chips are kept for the verdicts of the changes that follow."""
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         filters = LobbyFilterForm({k: v[0] for k, v in query.items()}).filters()
+        self.html = query.get("html", [""])[0] == "1"
+        self.sitter = sitter_of(user)
         with translation.override(socket_language(self.scope)):  # as lobby_diff sends it
-            return lobby_listing(**filters)
+            listing = lobby_listing(**filters)
+            listing["tables"] = [
+                lobby_rows.for_viewer(row, self.sitter, html=self.html) for row in listing["tables"]
+            ]
+        return listing

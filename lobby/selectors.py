@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import partial
 from typing import Any
 
 from django.core.paginator import Paginator
 from django.db.models import Case, Count, F, Q, QuerySet, Value, When
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
-from accounts.models import Account
-from accounts.templatetags.numbers import number
+from play.seating import sitter_of
 from tables.models import Seat, Table
 from tables.parts import Parts
 from tables.variants import VARIANTS
@@ -39,8 +37,13 @@ def _listed(
 def lobby_tables(
     variant: str = "", min_entry: int | None = None, max_entry: int | None = None
 ) -> QuerySet[Table]:
+    return with_row_facts(_listed(variant, min_entry, max_entry))
+
+
+def with_row_facts(tables: QuerySet[Table]) -> QuerySet[Table]:
+    """`tables` with what a lobby row shows of each (`lobby_row`), in the lobby's order."""
     return (
-        _listed(variant, min_entry, max_entry)
+        tables
         # distinct: two to-many joins (seats, games) multiply each other's rows.
         .annotate(seats_taken=Count("seats", distinct=True))
         .annotate(
@@ -160,33 +163,16 @@ def empty_listing() -> dict[str, Any]:
 
 
 def player_lobby_state(user: Any) -> dict[str, Any] | None:
-    """What the lobby needs to know about the viewer to say whether they may sit where:
-    their chip balance and the open tables they sit at. None when not signed in."""
+    """What the lobby needs to know about the viewer to say whether they may sit where
+    (play.seating.sitter_of: their chip balance and the open tables they sit at) and the
+    tables they opened. None when not signed in."""
     if user is None or not user.is_authenticated:
         return None
-    seats = (
-        Seat.objects.filter(player=user, table__status=Table.Status.OPEN)
-        .select_related("table")
-        .order_by("table_id")
-    )
-    seats = list(seats)
-    seated = {seat.table_id for seat in seats}
+    sitter = sitter_of(user)
+    seated = {seat.table for seat in sitter.seats}
     return {
-        "balance": int(
-            Account.objects.filter(owner=user, kind=Account.Kind.PLAYER)
-            .values_list("balance", flat=True)
-            .first()
-            or 0
-        ),
-        "seats": [
-            {
-                "table": seat.table_id,
-                "name": seat.table.name,
-                "variant": seat.table.variant,
-                "leaving": seat.leaving,
-            }
-            for seat in seats
-        ],
+        "balance": sitter.balance,
+        "seats": [asdict(seat) for seat in sitter.seats],
         # The open tables the viewer opened (private ones too): findable whatever page or
         # filter the lobby shows, and the ones to close at the limit of open tables.
         "tables": [
@@ -200,50 +186,3 @@ def player_lobby_state(user: Any) -> dict[str, Any] | None:
             for t in Table.objects.filter(created_by=user, status=Table.Status.OPEN).order_by("pk")
         ],
     }
-
-
-# Variants whose players' chips may be in play at one table at a time (play.seating.seat_take).
-_ONE_CHIP_TABLE = ("salon", "banker36")
-
-
-def join_state(table: dict[str, Any], me: dict[str, Any] | None) -> dict[str, Any]:
-    """Whether the viewer may sit at a lobby table (an item of `lobby_listing`'s tables), checked
-    in the order `play.seating.seat_take` checks them: {"state": "join" | "seated" |
-    "refused", "code", "message"}. static/js/lobby.js repeats this for live updates."""
-    if me is None:
-        return _refused("not_signed_in", _("Войдите, чтобы сесть за стол."))
-    if table.get("closed"):
-        return _refused("table_closed", _("Стол закрыт."))
-    here = next((s for s in me["seats"] if s["table"] == table["id"]), None)
-    if here is not None:
-        if here["leaving"]:
-            return _refused(
-                "leaving",
-                _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
-            )
-        return {"state": "seated", "code": "", "message": ""}
-    if table["variant"] in _ONE_CHIP_TABLE:
-        elsewhere = next((s for s in me["seats"] if s["variant"] in _ONE_CHIP_TABLE), None)
-        if elsewhere is not None:
-            return _refused(
-                "seated_elsewhere",
-                _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
-                % {"name": elsewhere["name"]},
-            )
-    if me["balance"] < table["entry_limit"]:
-        return _refused(
-            "below_entry_limit",
-            ngettext(
-                "Нужно не меньше %(limit)s фишки, у вас %(balance)s.",
-                "Нужно не меньше %(limit)s фишек, у вас %(balance)s.",
-                table["entry_limit"],
-            )
-            % {"limit": number(table["entry_limit"]), "balance": number(me["balance"])},
-        )
-    if table["seats_taken"] >= table["seat_count"]:
-        return _refused("table_full", _("Свободных мест нет."))
-    return {"state": "join", "code": "", "message": ""}
-
-
-def _refused(code: str, message: str) -> dict[str, Any]:
-    return {"state": "refused", "code": code, "message": message}

@@ -13,9 +13,9 @@ from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from lobby import services
+from lobby import rows, services
 from lobby.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
-from lobby.selectors import empty_listing, join_state, lobby_listing, player_lobby_state
+from lobby.selectors import empty_listing, lobby_listing, player_lobby_state
 from play import errors, seating
 from tables.parts import Parts
 from tables.variants import BLACKJACK, SOLO, VARIANTS
@@ -78,10 +78,11 @@ def _lobby(request: HttpRequest, form: TableOpenForm | None = None, status: int 
     listing = parts.build("tables", lambda: lobby_listing(**filters), empty_listing())
     tables = listing["tables"]
     me = parts.build("me", lambda: player_lobby_state(request.user), None)
+    sitter = rows.sitter_from(me)
     counts = listing["counts"]
     page = listing["page"]
     context = {
-        "rows": [(table, join_state(table, me)) for table in tables],
+        "rows": [rows.row_html(table, rows.verdict(table, sitter)) for table in tables],
         "tables": tables,
         "listing": listing,
         "filters_form": filters_form,
@@ -122,6 +123,10 @@ def lobby_state(request: HttpRequest) -> JsonResponse:
     parts = Parts("lobby.json")
     listing = parts.build("tables", lambda: lobby_listing(**filters.filters()), empty_listing())
     me = parts.build("me", lambda: player_lobby_state(request.user), None)
+    if "me" not in parts.failed:  # without the viewer, no verdict: the rows as they were
+        sitter = rows.sitter_from(me)
+        html = request.GET.get("html") == "1"
+        listing["tables"] = [rows.for_viewer(t, sitter, html=html) for t in listing["tables"]]
     return JsonResponse({**listing, "me": me, "unavailable": parts.failed})
 
 

@@ -4,6 +4,7 @@ part of live play: taking one can start a game, leaving one during a game is a f
 from __future__ import annotations
 
 import datetime
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -24,7 +25,7 @@ from play.signals import seat_requested
 from play.viewing import frames_on_commit
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
-from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
+from tables.variants import BLACKJACK, CHIP_VARIANTS, CLASSIC, SOLO
 
 # Variants whose AI seats play: only those that stake no account chips (an AI has no
 # wallet, and chips must come from somebody's).
@@ -39,55 +40,157 @@ def _free_number(table: Table) -> int:
     return free[0]
 
 
+# --- who may sit where: the one place that decides it -----------------------------------
+# seat_take refuses by it under the table's lock; the lobby (its page, lobby.json and its
+# socket) says by it on each join button why a player cannot sit.
+
+JOIN = "join"
+SEATED = "seated"
+REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class HeldSeat:
+    """A seat a player holds at an open table."""
+
+    table: int
+    name: str
+    variant: str
+    leaving: bool
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """What decides where a player may sit: their chips and the seats they hold."""
+
+    balance: int
+    seats: tuple[HeldSeat, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a player may take a seat at a table: `join`, `seated` (they sit there
+    already) or `refused`, with the refusal's code and message (in the active language)."""
+
+    state: str
+    code: str = ""
+    message: str = ""
+
+    @property
+    def refused(self) -> bool:
+        return self.state == REFUSED
+
+    def as_dict(self) -> dict[str, str]:
+        return {"state": self.state, "code": self.code, "message": self.message}
+
+    def error(self) -> SeatError:
+        return SeatError(self.message, code=self.code)
+
+
+def _refused(code: str, message: str) -> Verdict:
+    return Verdict(REFUSED, code, message)
+
+
+def seat_verdict(
+    *,
+    table_id: int,
+    variant: str,
+    is_open: bool,
+    entry_limit: int,
+    seats_taken: int,
+    seat_count: int,
+    sitter: Sitter | None,
+) -> Verdict:
+    """Whether `sitter` (None: not signed in) may sit at a table with these facts, the
+    refusals in the order seat_take makes them. Reads nothing: the caller brings the facts
+    (seat_take under its locks; the lobby from its rows and the viewer's `me`). A ban or a
+    block (play.signals.seat_requested) and a private table's invite are seat_take's own
+    checks, made between `leaving` and `seated_elsewhere`."""
+    if sitter is None:
+        return _refused("not_signed_in", _("Войдите, чтобы сесть за стол."))
+    if not is_open:
+        return _refused("table_closed", _("Стол закрыт."))
+    here = next((seat for seat in sitter.seats if seat.table == table_id), None)
+    if here is not None:
+        if here.leaving:
+            return _refused(
+                "leaving",
+                _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
+            )
+        return Verdict(SEATED)
+    if variant in CHIP_VARIANTS:
+        # A player's chips are in play at one table at a time, so that what a game counts
+        # as theirs is what their wallet holds.
+        elsewhere = next((seat for seat in sitter.seats if seat.variant in CHIP_VARIANTS), None)
+        if elsewhere is not None:
+            return _refused(
+                "seated_elsewhere",
+                _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
+                % {"name": elsewhere.name},
+            )
+    if sitter.balance < entry_limit:
+        return _refused(
+            "below_entry_limit",
+            ngettext(
+                "Нужно не меньше %(limit)s фишки, у вас %(balance)s.",
+                "Нужно не меньше %(limit)s фишек, у вас %(balance)s.",
+                entry_limit,
+            )
+            % {"limit": number_text(entry_limit), "balance": number_text(sitter.balance)},
+        )
+    if seats_taken >= seat_count:
+        return _refused("table_full", _("Свободных мест нет."))
+    return Verdict(JOIN)
+
+
+def sitter_of(player: Any) -> Sitter:
+    """The player's chips and the seats they hold at open tables (two queries)."""
+    balance = (
+        Account.objects.filter(owner=player, kind=Account.Kind.PLAYER)
+        .values_list("balance", flat=True)
+        .first()
+    )
+    seats = (
+        Seat.objects.filter(player=player, table__status=Table.Status.OPEN)
+        .select_related("table")
+        .order_by("table_id")
+    )
+    return Sitter(
+        balance=int(balance or 0),
+        seats=tuple(
+            HeldSeat(s.table_id, s.table.name, s.table.variant, leaving=s.leaving) for s in seats
+        ),
+    )
+
+
 @transaction.atomic
 def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
-    """Sit `player` at the lowest free seat of an open table, if their chips allow."""
+    """Sit `player` at the lowest free seat of an open table, if seat_verdict lets them."""
     # Lock the table so two players cannot both take its last seat.
     table = lock_table(table.pk)
-    if not table.is_open:
-        raise SeatError(_("Стол закрыт."), code="table_closed")
-    existing = table.seats.filter(player=player).first()
-    if existing is not None:
-        if existing.leaving:
-            raise SeatError(
-                _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
-                code="leaving",
-            )
-        return existing
+    if table.is_open and table.variant_spec.stakes_chips:
+        # The wallet's row lock (to the commit) makes two tabs sitting at two chip tables
+        # at once take turns: this table's lock cannot.
+        Account.objects.select_for_update().get(pk=wallet_for(player).pk)
+    verdict = seat_verdict(
+        table_id=table.pk,
+        variant=table.variant,
+        is_open=table.is_open,
+        entry_limit=table.entry_limit,
+        seats_taken=table.seats.count(),
+        seat_count=table.seat_count,
+        sitter=sitter_of(player),
+    )
+    if verdict.state == SEATED:
+        return table.seats.get(player=player)
+    if verdict.code in ("table_closed", "leaving"):
+        raise verdict.error()
     # The social layer's refusals (a ban; a block between the player and the host).
     seat_requested.send(sender=Table, table=table, player=player)
     if table.private and invite != table.invite_code and not is_host(table, player):
         raise SeatError(_("Это частный стол: нужна ссылка-приглашение."), code="invite_required")
-    spec = table.variant_spec
-    if spec.stakes_chips:
-        # A player's chips are in play at one table at a time, so that what a game counts
-        # as theirs is what their wallet holds. The wallet's row lock (to the commit) makes
-        # two tabs sitting at two tables at once take turns: this table's lock cannot.
-        Account.objects.select_for_update().get(pk=wallet_for(player).pk)
-        elsewhere = (
-            Seat.objects.filter(player=player, table__status=Table.Status.OPEN)
-            .exclude(table=table)
-            .filter(table__variant__in=[k for k in (SALON, BANKER36)])
-            .select_related("table")
-            .first()
-        )
-        if elsewhere is not None:
-            raise SeatError(
-                _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
-                % {"name": elsewhere.table.name},
-                code="seated_elsewhere",
-            )
-    balance = wallet_for(player).balance
-    if balance < table.entry_limit:
-        raise SeatError(
-            ngettext(
-                "Чтобы сесть за этот стол, нужно не меньше %(limit)s фишки, у вас %(balance)s.",
-                "Чтобы сесть за этот стол, нужно не меньше %(limit)s фишек, у вас %(balance)s.",
-                table.entry_limit,
-            )
-            % {"limit": number_text(table.entry_limit), "balance": number_text(balance)},
-            code="below_entry_limit",
-        )
+    if verdict.refused:
+        raise verdict.error()
     number = _free_number(table)
     try:
         with transaction.atomic():

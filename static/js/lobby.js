@@ -1,18 +1,12 @@
-// The lobby: the server renders the open tables; this keeps them current from the lobby
-// socket (docs/protocol.md §14), filters them by variant, says on each join button why
-// the player cannot sit (as play.seating.seat_take would refuse), keeps «Ваши столы» as
-// lobby.json gives it and the per-variant counts as the socket's lobby_counts (or, under
-// an entry-limit filter, lobby.json) give them, says when a part of lobby.json could not
-// be built, and fits the «Открыть стол» form to the chosen variant.
+// The lobby: the server renders the open tables, each row for this viewer (its join
+// button says what play.seating decided); this keeps them current from the lobby socket
+// (docs/protocol.md §14) by swapping in the rows the server rendered, filters them by
+// variant, keeps «Ваши столы» as lobby.json gives it and the per-variant counts as the
+// socket's lobby_counts (or, under an entry-limit filter, lobby.json) give them, says when
+// a part of lobby.json could not be built, and fits the «Открыть стол» form to the chosen
+// variant.
 
-import { formatNumber, pluralText } from "./table/dom.js";
-
-const t = (text) => (window.gettext ? window.gettext(text) : text);
-// Callers pass the translated text, t("…"), so that makemessages finds the msgid.
-const fmt = (text, values) =>
-  window.interpolate
-    ? window.interpolate(text, values, true)
-    : text.replace(/%\((\w+)\)[sd]/g, (_m, key) => String(values[key]));
+import { fmt, h, t } from "./table/dom.js";
 
 const root = document.getElementById("lobby");
 const tableEl = document.getElementById("lobby-tables");
@@ -56,151 +50,60 @@ let page = Number(new URLSearchParams(window.location.search).get("page")) || 1;
 // another page (or out of the filters) and leaves at once.
 const removed = new Set();
 
-// --- who may sit where (lobby.selectors.join_state) ----------------------------------
-
-const ONE_CHIP_TABLE = ["salon", "banker36"];
-
-function joinState(table, viewer) {
-  const refused = (code, message) => ({ state: "refused", code, message });
-  if (!viewer) return refused("not_signed_in", t("Войдите, чтобы сесть за стол."));
-  if (table.closed) return refused("table_closed", t("Стол закрыт."));
-  const here = viewer.seats.find((seat) => seat.table === table.id);
-  if (here) {
-    if (here.leaving) {
-      return refused(
-        "leaving",
-        t("Вы встали из-за стола: место освободится, когда закончится эта игра."),
-      );
-    }
-    return { state: "seated", code: "", message: "" };
-  }
-  if (ONE_CHIP_TABLE.includes(table.variant)) {
-    const elsewhere = viewer.seats.find((seat) => ONE_CHIP_TABLE.includes(seat.variant));
-    if (elsewhere) {
-      return refused(
-        "seated_elsewhere",
-        fmt(t("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала."), {
-          name: elsewhere.name,
-        }),
-      );
-    }
-  }
-  if (viewer.balance < table.entry_limit) {
-    return refused(
-      "below_entry_limit",
-      pluralText(table.entry_limit, t("Нужно не меньше %(limit)s фишки, у вас %(balance)s."), t("Нужно не меньше %(limit)s фишек, у вас %(balance)s."), {
-        limit: formatNumber(table.entry_limit),
-        balance: formatNumber(viewer.balance),
-      }),
-    );
-  }
-  if (table.seats_taken >= table.seat_count) return refused("table_full", t("Свободных мест нет."));
-  return { state: "join", code: "", message: "" };
-}
-
-// --- rows ---------------------------------------------------------------------------
+// --- rows: the server's, swapped in -------------------------------------------------
 
 const tableUrl = (id) => root.dataset.tableUrl.replace(ID_MARK, String(id));
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key === "hidden") node.hidden = Boolean(value);
-    else node.setAttribute(key, value);
-  }
-  node.append(...children.filter((child) => child !== null && child !== undefined));
-  return node;
-}
-
-const hiddenText = (text) => el("span", { class: "visually-hidden" }, text);
-
-function statusOf(table) {
-  if (table.closed) return ["closed", t("Закрыт")];
-  if (table.playing) return ["playing", t("Идёт игра")];
-  if (table.seats_taken >= table.seat_count) return ["full", t("Мест нет")];
-  return ["waiting", t("Ждёт игроков")];
-}
-
-function joinCell(table, join) {
-  const url = tableUrl(table.id);
-  const forTable = " " + fmt(t("за стол «%(name)s»"), { name: table.name });
-  if (join.state === "join") {
-    return [el("a", { class: "button small", href: `${url}?sit=1` }, t("Сесть"), hiddenText(forTable))];
-  }
-  if (join.state === "seated") {
-    return [
-      el("a", { class: "button small secondary", href: url }, t("Вернуться за стол"), hiddenText(` «${table.name}»`)),
-    ];
-  }
-  const why = `why-${table.id}`;
-  const button = el(
-    "button",
-    { type: "button", class: "button small", disabled: "", "aria-describedby": why },
-    t("Сесть"),
-    hiddenText(forTable),
-  );
-  let message = join.message;
-  if (join.code === "not_signed_in") {
-    const next = encodeURIComponent(`${url}?sit=1`);
-    message = el("a", { href: `${root.dataset.loginUrl}?next=${next}` }, join.message);
-  }
-  return [button, " ", el("span", { class: "why", id: why, "data-code": join.code }, message)];
-}
+const rowOf = (id) => tbody.querySelector(`tr[data-table-id="${id}"]`);
 
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-function createRow(table) {
-  const label = (text) => ({ "data-label": text });
-  return el(
-    "tr",
-    { "data-table-id": String(table.id), "data-variant": table.variant },
-    el("td", { ...label(t("Стол")), class: "col-name" }, el("a", { href: tableUrl(table.id) })),
-    el("td", { ...label(t("Вариант")), class: "col-variant" }),
-    el("td", { ...label(t("Места")), class: "num col-seats" }),
-    el("td", { ...label(t("Ставки")), class: "col-stakes" }),
-    el("td", { ...label(t("Лимит входа")), class: "num col-limit" }),
-    el("td", { ...label(t("Статус")), class: "col-status" }, el("span", { class: "status" })),
-    el("td", { class: "col-join" }),
-  );
+function parseRow(html) {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  return template.content.querySelector("tr");
 }
 
-function updateRow(tr, table, join) {
-  const cell = (name) => tr.querySelector(`.col-${name}`);
-  setText(cell("name").querySelector("a"), table.name);
-  setText(cell("variant"), table.variant_name);
-  setText(cell("seats"), `${table.seats_taken}/${table.seat_count}`);
-  setText(cell("stakes"), table.stakes);
-  setText(cell("limit"), table.entry_limit ? formatNumber(table.entry_limit) : "—");
-  const [status, statusText] = statusOf(table);
-  let badge = cell("status").querySelector(".status");
-  if (!badge) {
-    badge = el("span");
-    cell("status").replaceChildren(badge);
+// The server's row in place of `tr` (or a new one). Only the cells that changed are
+// replaced, so a focused button in a cell that did not keeps its focus.
+function swap(tr, html) {
+  if (!html || (tr && tr.__html === html)) return tr;
+  const fresh = parseRow(html);
+  if (!fresh) return tr;
+  fresh.__html = html;
+  if (!tr || tr.cells.length !== fresh.cells.length) {
+    if (tr) tr.replaceWith(fresh);
+    return fresh;
   }
-  badge.className = `status status-${status}`;
-  setText(badge, statusText);
-  tr.dataset.variant = table.variant;
-  tr.toggleAttribute("data-closed", Boolean(table.closed));
-  // Rebuilt only when it changes, so a focused button keeps its focus.
-  const key = `${join.state}|${join.code}|${join.message}`;
-  if (tr.dataset.join !== key) {
-    tr.dataset.join = key;
-    cell("join").replaceChildren(...joinCell(table, join));
+  const cells = [...fresh.cells];
+  [...tr.cells].forEach((cell, i) => {
+    if (cell.outerHTML !== cells[i].outerHTML) cell.replaceWith(cells[i]);
+  });
+  for (const name of tr.getAttributeNames()) {
+    if (name !== "hidden" && !fresh.hasAttribute(name)) tr.removeAttribute(name);
   }
+  for (const name of fresh.getAttributeNames()) tr.setAttribute(name, fresh.getAttribute(name));
+  tr.__html = html;
+  return tr;
 }
 
-// A closed (or now private) table leaves the lobby's list: its row says so for a while.
+// A closed table leaves the lobby's list: its row, as the server sent it closed
+// (table_removed's html), says so for a while.
 const closing = new Map();
+const closedRows = new Map();
 
 function markClosed(tr) {
   const id = Number(tr.dataset.tableId);
   if (closing.has(id)) return;
-  const was = tr.__table || { id, name: tr.querySelector(".col-name a")?.textContent || "" };
-  const table = { ...was, closed: true };
-  updateRow(tr, table, joinState(table, me));
+  const html = closedRows.get(id);
+  closedRows.delete(id);
+  if (!html) {
+    removed.delete(id);
+    tr.remove();
+    return;
+  }
+  swap(tr, html);
   closing.set(
     id,
     window.setTimeout(() => {
@@ -223,15 +126,14 @@ function render() {
   let previous = null;
   for (const table of tables) {
     seen.add(table.id);
-    let tr = tbody.querySelector(`tr[data-table-id="${table.id}"]`);
-    if (!tr) tr = createRow(table);
     if (closing.has(table.id)) {
       window.clearTimeout(closing.get(table.id));
       closing.delete(table.id);
     }
     removed.delete(table.id); // listed again: reopened
+    const tr = swap(rowOf(table.id), table.html);
+    if (!tr) continue; // no row from the server for this viewer yet (lobby.json without `me`)
     tr.__table = table;
-    updateRow(tr, table, joinState(table, me));
     const expected = nextOpen(previous ? previous.nextElementSibling : tbody.firstElementChild);
     if (expected !== tr) tbody.insertBefore(tr, expected);
     previous = tr;
@@ -346,7 +248,7 @@ function setUpFilters() {
 function noteFor(part) {
   let note = root.querySelector(`[data-unavailable="${part}"]`);
   if (note) return note;
-  note = el(
+  note = h(
     "p",
     { class: "empty part-unavailable", role: "alert", "data-unavailable": part, hidden: true },
     t("Эта часть страницы сейчас недоступна. Попробуйте обновить страницу чуть позже."),
@@ -364,7 +266,7 @@ function showUnavailable(part, failed) {
 // --- «Ваши столы»: your seats and the tables you opened (lobby.json's `me`) ----------
 
 function myItems(viewer) {
-  const item = (id, name, what) => el("li", {}, el("a", { href: tableUrl(id) }, name), ` — ${what}`);
+  const item = (id, name, what) => h("li", {}, h("a", { href: tableUrl(id) }, name), ` — ${what}`);
   const items = viewer.seats.map((seat) => item(seat.table, seat.name, t("вы за столом")));
   for (const own of viewer.tables || []) {
     if (own.seated) continue; // listed with the seats
@@ -379,7 +281,7 @@ function renderMine() {
   let box = document.getElementById("my-tables");
   if (!box) {
     if (!items.length) return;
-    box = el("div", { class: "my-tables", id: "my-tables" }, el("h3", {}, t("Ваши столы")), el("ul"));
+    box = h("div", { class: "my-tables", id: "my-tables" }, h("h3", {}, t("Ваши столы")), h("ul"));
     noteFor("me").after(box);
   }
   box.hidden = items.length === 0;
@@ -404,8 +306,8 @@ function filterQuery() {
   for (const name of FILTER_PARAMS) if (here.get(name)) query.set(name, here.get(name));
   if (selected) query.set("variant", selected);
   else query.delete("variant");
-  const text = query.toString();
-  return text ? `?${text}` : "";
+  query.set("html", "1"); // each row as the server renders it for this viewer
+  return `?${query}`;
 }
 
 function matches(table) {
@@ -432,7 +334,10 @@ function before(a, b) {
 // The rows follow the diffs at once; the counts follow the batch's lobby_counts.
 function applyDiff(message) {
   if (message.type === "table_removed") {
-    if (tbody.querySelector(`tr[data-table-id="${message.table}"]`)) removed.add(message.table);
+    if (rowOf(message.table)) {
+      removed.add(message.table);
+      if (message.html) closedRows.set(message.table, message.html);
+    }
     tables = tables.filter((table) => table.id !== message.table);
     return;
   }
@@ -456,12 +361,13 @@ function entryFiltered() {
   return Boolean(here.get("min_entry") || here.get("max_entry"));
 }
 
-// Whether a diff names one of your seats or tables (lobby.json's `me` then changed), or
-// a table you just opened (`yours`).
+// Whether a diff names one of your seats or tables (lobby.json's `me` then changed), a
+// table you just opened (`yours`), or one the server says you sit at: then the verdicts
+// of the other rows changed too, and lobby.json brings them.
 function namesMine(message) {
   if (!me) return false;
   const id = message.type === "table_removed" ? message.table : message.table.id;
-  if (message.yours) return true;
+  if (message.yours || message.table?.join?.state === "seated") return true;
   return me.seats.some((seat) => seat.table === id) || (me.tables || []).some((own) => own.table === id);
 }
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from accounts.services import chips_adjust, wallet_for
 from config.asgi import application
-from lobby.selectors import join_state, lobby_listing, player_lobby_state
+from lobby.selectors import lobby_listing, player_lobby_state
 from play.closing import game_void, table_close
 from play.errors import SeatError
 from play.seating import seat_take
@@ -161,7 +161,8 @@ def _lobby_item(table):
 
 
 def _scenarios(make_user):
-    """(name, table, player): each a situation seat_take refuses, or lets through."""
+    """(code, table, player): each situation seat_take refuses ("" where it seats,
+    "seated" where the player sits there already)."""
     rich = make_user()
     poor = make_user()
     _take(poor, 9_950)  # 50 chips left
@@ -170,36 +171,80 @@ def _scenarios(make_user):
     seat_take(table=full, player=make_user())
     busy = make_user()
     seat_take(table=table_create(variant="salon", name="Где-то"), player=busy)
+    standing = make_user()
+    left = table_create(variant="banker36", name="Покинутый")
+    seat_take(table=left, player=standing)
+    # Stood up during a game: the seat is freed when the game ends.
+    Seat.objects.filter(table=left, player=standing).update(leaving=True)
+    home = make_user()
+    own = table_create(variant="classic", name="Свой")
+    seat_take(table=own, player=home)
     return [
         ("below_entry_limit", table_create(variant="banker36", name="Дорогой"), poor),
         ("table_full", full, rich),
         ("seated_elsewhere", table_create(variant="banker36", name="Второй"), busy),
+        ("leaving", left, standing),
+        ("seated", own, home),
         ("", table_create(variant="salon", name="Открытый"), rich),
         ("", table_create(variant="classic", name="Для бедных"), poor),
     ]
 
 
+def _seat_take_says(table, player) -> tuple[str, str]:
+    """What seat_take answers: its refusal's code and message, "seated" for the seat the
+    player has there already, "" for a new seat."""
+    before = Seat.objects.filter(table=table, player=player).exists()
+    try:
+        seat_take(table=table, player=player)
+    except SeatError as error:
+        return error.code, error.messages[0]
+    return ("seated" if before else ""), ""
+
+
 @pytest.mark.django_db
-def test_join_states_refuse_exactly_where_seat_take_refuses(make_user):
+def test_every_join_verdict_of_the_lobby_is_the_one_seat_take_makes(make_user):
+    """lobby.json's `join` (and the page's row, which shows it) for each viewer is
+    play.seating's verdict: the same refusal, with the same message, as sitting down."""
     for expected, table, player in _scenarios(make_user):
-        state = join_state(_lobby_item(table), player_lobby_state(player))
-        try:
-            seat_take(table=table, player=player)
-            refused = ""
-        except SeatError as error:
-            refused = error.code
-        assert (state["code"], refused) == (expected, expected), table.name
-        assert state["state"] == ("refused" if expected else "join")
+        viewer = Client()
+        viewer.force_login(player)
+        row = _row(viewer.get(reverse("lobby_state") + "?html=1").json()["tables"], table.pk)
+        page = viewer.get(reverse("lobby")).content.decode()
+        assert _tr(page, table.pk) == row["html"], table.name
+        code, message = _seat_take_says(table, player)
+        assert code == expected, table.name
+        state = {"": "join", "seated": "seated"}.get(code, "refused")
+        assert row["join"] == {
+            "state": state,
+            "code": "" if state != "refused" else code,
+            "message": message,
+        }, table.name
 
 
 @pytest.mark.django_db
-def test_join_state_of_a_seated_player_and_of_a_visitor(make_user):
+def test_a_closed_table_and_a_visitor_are_refused_as_play_seating_says(make_user):
+    from lobby import rows
+
     table = table_create(variant="salon", name="Салон")
     player = make_user()
-    seat_take(table=table, player=player)
-    assert join_state(_lobby_item(table), player_lobby_state(player))["state"] == "seated"
-    visitor = join_state(_lobby_item(table), None)
+    row = _lobby_item(table)
+    me = rows.sitter_from(player_lobby_state(player))
+    visitor = Client().get(reverse("lobby_state")).json()["tables"][0]["join"]
     assert (visitor["state"], visitor["code"]) == ("refused", "not_signed_in")
+    assert visitor["message"] == rows.verdict(row, None).message == "Войдите, чтобы сесть за стол."
+    table_close(table=table)
+    closed = rows.for_viewer(row, me, html=True, closed=True)
+    assert closed["join"] == {"state": "refused", "code": "table_closed", "message": "Стол закрыт."}
+    assert "data-closed" in closed["html"] and "Закрыт" in closed["html"]
+    with pytest.raises(SeatError) as refusal:
+        seat_take(table=table, player=player)
+    assert (refusal.value.code, refusal.value.messages[0]) == ("table_closed", "Стол закрыт.")
+
+
+def _tr(html: str, table_id: int) -> str:
+    """The page's row of a table, as it stands in the page."""
+    start = html.index(f'<tr data-table-id="{table_id}"')
+    return html[start : html.index("</tr>", start) + len("</tr>")]
 
 
 @pytest.mark.django_db
@@ -397,6 +442,10 @@ def _row(tables: list[dict], table_id: int) -> dict | None:
     return next((t for t in tables if t["id"] == table_id), None)
 
 
+def _id_of(row) -> int | None:
+    return row.get("id") if isinstance(row, dict) else None
+
+
 LOBBY_PUSHES = ("lobby", "table_added", "table_changed", "table_removed", "lobby_counts")
 
 
@@ -410,14 +459,14 @@ class LobbySocket:
         self.ids_seen: set[int] = set()  # the tables any diff was about
 
     @classmethod
-    async def open(cls, user, language: str = "") -> LobbySocket:
+    async def open(cls, user, language: str = "", query: str = "") -> LobbySocket:
         client = Client()
         cookie = await database_sync_to_async(_session_cookie)(client, user)
         if language:
             cookie += f"; django_language={language}".encode()
         communicator = WebsocketCommunicator(
             application,
-            "/ws/lobby/",
+            "/ws/lobby/" + query,
             headers=[
                 (b"origin", b"http://localhost"),
                 (b"host", b"localhost"),
@@ -426,8 +475,17 @@ class LobbySocket:
         )
         assert (await communicator.connect())[0]
         socket = cls(communicator)
-        await socket.receive()
+        socket.first = await socket.receive()
         return socket
+
+    async def next_about(self, kind: str, table_id: int) -> dict:
+        """The next `kind` message about the table, the others applied on the way."""
+        for _ in range(50):
+            message = await self.receive()
+            named = message.get("table")
+            if message["type"] == kind and (named == table_id or _id_of(named) == table_id):
+                return message
+        raise AssertionError(f"no {kind} of table {table_id}")
 
     async def receive(self) -> dict:
         """The next message; the list and the diffs applied to `tables` as a client does."""
@@ -548,6 +606,61 @@ async def test_ws_lobby_pushes_a_table_opened_filled_started_and_closed(make_use
         await socket.comm.disconnect()
     for player in players:
         await player.close()
+
+
+def _page_as(user, path: str = "/") -> str:
+    client = Client()
+    client.force_login(user)
+    return client.get(path).content.decode()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_live_row_is_the_row_the_page_renders_for_the_same_viewer(make_user):
+    """The socket's rows (first list and changes, `?html=1`) are the page's own `<tr>` for
+    the same viewer, with the same verdict: the page and the socket render one template
+    from one decision (lobby/rows.py, play.seating)."""
+
+    def setup():
+        ann, other = make_user("ann"), make_user("other")
+        _take(ann, 9_950)  # 50 chips left
+        dear = table_create(variant="banker36", name="Дорогой", stake=10, entry_limit=100)
+        classic = table_create(variant="classic", name="Классика")
+        return ann, other, dear, classic
+
+    ann, other, dear, classic = await database_sync_to_async(setup)()
+    socket = await LobbySocket.open(ann, query="?html=1")
+    page = await database_sync_to_async(_page_as)(ann)
+    for row in socket.first["tables"]:
+        assert row["html"] == _tr(page, row["id"]), row["name"]
+    assert socket.row(dear.pk)["join"]["code"] == "below_entry_limit"
+
+    # Someone else sits down: the row changes for everyone, and stays ann's.
+    await database_sync_to_async(seat_take)(table=dear, player=other)
+    changed = (await socket.next_about("table_changed", dear.pk))["table"]
+    assert changed["seats_taken"] == 1 and changed["join"]["code"] == "below_entry_limit"
+    assert changed["html"] == _tr(await database_sync_to_async(_page_as)(ann), dear.pk)
+
+    # Ann sits down elsewhere (another tab): the socket reads her seats again, so the row
+    # of her table says she is there — the page's row again.
+    await database_sync_to_async(seat_take)(table=classic, player=ann)
+    mine = (await socket.next_about("table_changed", classic.pk))["table"]
+    assert mine["join"] == {"state": "seated", "code": "", "message": ""}
+    assert mine["html"] == _tr(await database_sync_to_async(_page_as)(ann), classic.pk)
+    assert "Вернуться за стол" in mine["html"]
+
+    # Closed: the row as it stands closed comes with the removal.
+    await database_sync_to_async(table_close)(table=dear)
+    removed = await socket.next_about("table_removed", dear.pk)
+    assert "data-closed" in removed["html"] and ">Стол закрыт.<" in removed["html"]
+    assert 'class="status status-closed">Закрыт<' in removed["html"]
+
+    # Without `?html=1` a socket gets the verdicts and no markup.
+    plain = await LobbySocket.open(ann)
+    assert "html" not in plain.first["tables"][0]
+    assert plain.row(classic.pk)["join"]["state"] == "seated"
+    for each in (socket, plain):
+        await each.comm.disconnect()
 
 
 @pytest.mark.services

@@ -423,14 +423,19 @@ async def test_a_batch_of_lobby_changes_is_followed_by_one_lobby_counts_over_all
 
 
 @pytest.mark.django_db
-def test_a_lobby_batch_is_built_with_two_queries_however_many_tables_changed(
-    django_assert_num_queries,
+def test_a_lobby_batch_is_built_with_three_queries_however_many_tables_changed(
+    django_assert_num_queries, make_user
 ):
-    """On the live path: the changed rows and the counts, one query each per batch (the
-    group message then reaches every lobby socket, which run none)."""
+    """On the live path: the changed tables, who sits at them (each socket decides its
+    own viewer's join buttons from it) and the counts, one query each per batch (the group
+    message then reaches every lobby socket, which run none unless the batch is about a
+    table its viewer sits at)."""
 
     ids = [table_create(variant="salon", name=f"Салон {i}").pk for i in range(5)]
-    with django_assert_num_queries(2):
+    player = make_user()
+    seating.seat_take(table=Table.objects.get(pk=ids[0]), player=player)
+    with django_assert_num_queries(3):
         message = broadcast._lobby_message(dict.fromkeys([*ids, 999_999], False))
     assert message["counts"]["salon"] == 5 and message["counts_total"] == 5
     assert message["removed"] == [999_999]
+    assert message["seated"] == {str(ids[0]): [player.pk]}

@@ -5,6 +5,7 @@
 
 import { cardName, cardsElement } from "../cards.js";
 import { cardText, isRed, load } from "./data.js";
+import { h } from "../table/dom.js";
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
 // Callers pass the translated text, t("…"), so that makemessages finds the msgid.
@@ -24,65 +25,58 @@ let unit = "";
 let current = 0;
 let timer = null;
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
-
 function cardSpan(code) {
-  const span = el("span", `card-text ${isRed(code) ? "red" : "black"}`, cardText(code));
+  const span = h("span", { class: `card-text ${isRed(code) ? "red" : "black"}` }, cardText(code));
   span.setAttribute("aria-hidden", "true");
   return span;
 }
 
 function handElement(hand) {
-  const box = el("div", "hand");
+  const box = h("div", { class: "hand" });
   if (hand.you) box.classList.add("you");
   if (hand.role) box.classList.add(hand.role);
   if (hand.seat) box.dataset.seat = hand.seat;
-  const head = el("p", "hand-head");
-  head.append(el("span", "hand-name", hand.name));
+  const head = h("p", { class: "hand-head" });
+  head.append(h("span", { class: "hand-name" }, hand.name));
   if (hand.total !== null && hand.total !== undefined) {
-    const total = el("span", "hand-total");
-    total.append(el("span", "visually-hidden", t("сумма")), " ", String(hand.total));
+    const total = h("span", { class: "hand-total" });
+    total.append(h("span", { class: "visually-hidden" }, t("сумма")), " ", String(hand.total));
     head.append(total);
   }
-  if (hand.note) head.append(el("span", "hand-note", hand.note));
+  if (hand.note) head.append(h("span", { class: "hand-note" }, hand.note));
   box.append(head);
   if (hand.cards.length || hand.hidden) {
     box.append(cardsElement(hand.cards, hand.hidden));
   } else {
-    box.append(el("p", "no-cards", t("нет карт")));
+    box.append(h("p", { class: "no-cards" }, t("нет карт")));
   }
   return box;
 }
 
 function handsElement(hands, className = "hands") {
-  const list = el("div", className);
+  const list = h("div", { class: className });
   for (const hand of hands) list.append(handElement(hand));
   return list;
 }
 
 function factsElement(facts) {
-  const list = el("dl", "step-facts");
+  const list = h("dl", { class: "step-facts" });
   for (const fact of facts) {
-    const item = el("div", "fact");
-    item.append(el("dt", "", fact.label), el("dd", "", fact.value));
+    const item = h("div", { class: "fact" });
+    item.append(h("dt", {}, fact.label), h("dd", {}, fact.value));
     list.append(item);
   }
   return list;
 }
 
 function standingsElement(scene) {
-  const box = el("div", "standings");
-  box.append(el("h4", "", scene.standings_title || t("Итог")));
-  const list = el("ul", "standings-list");
+  const box = h("div", { class: "standings" });
+  box.append(h("h4", {}, scene.standings_title || t("Итог")));
+  const list = h("ul", { class: "standings-list" });
   for (const entry of scene.standings) {
-    const item = el("li", entry.you ? "you" : "");
-    const value = el("span", "value", entry.value);
-    item.append(el("span", "name", entry.name), value);
+    const item = h("li", { class: entry.you ? "you" : "" });
+    const value = h("span", { class: "value" }, entry.value);
+    item.append(h("span", { class: "name" }, entry.name), value);
     list.append(item);
   }
   box.append(list);
@@ -90,13 +84,13 @@ function standingsElement(scene) {
 }
 
 function logElement(lines) {
-  const list = el("ul", "step-log");
+  const list = h("ul", { class: "step-log" });
   for (const line of lines) {
-    const item = el("li", "", line.text);
+    const item = h("li", {}, line.text);
     if (line.cards.length) {
       item.append(" — ");
       for (const code of line.cards) item.append(cardSpan(code), " ");
-      item.append(el("span", "visually-hidden", line.cards.map(cardName).join(", ")));
+      item.append(h("span", { class: "visually-hidden" }, line.cards.map(cardName).join(", ")));
     }
     list.append(item);
   }
@@ -113,12 +107,12 @@ function value(number) {
 // «Ещё карту: −0.12 · Хватит: −0.31 ✓»: what each option was worth, the best ticked and
 // the player's choice marked, then what the choice cost against the best.
 function decisionElement(decision) {
-  const box = el("section", `decision${decision.mistake ? " mistake" : ""}`);
-  box.append(el("h4", "", fmt(t("Разбор решения: %(situation)s"), { situation: decision.label })));
-  const list = el("p", "decision-options");
+  const box = h("section", { class: `decision${decision.mistake ? " mistake" : ""}` });
+  box.append(h("h4", {}, fmt(t("Разбор решения: %(situation)s"), { situation: decision.label })));
+  const list = h("p", { class: "decision-options" });
   decision.options.forEach((option, index) => {
     if (index) list.append(" · ");
-    const item = el(option.chosen ? "strong" : "span", option.best ? "best" : "");
+    const item = h(option.chosen ? "strong" : "span", { class: option.best ? "best" : "" });
     item.textContent = `${option.label}: ${value(option.value)}${option.best ? " ✓" : ""}`;
     if (option.chosen) item.title = t("ваш выбор");
     list.append(item);
@@ -131,25 +125,23 @@ function decisionElement(decision) {
         unit,
       })
     : t("Лучший выбор.");
-  box.append(el("p", "decision-verdict", verdict));
+  box.append(h("p", { class: "decision-verdict" }, verdict));
   return box;
 }
 
 function reviewElement(review) {
-  const box = el("section", "decision-summary");
-  box.append(el("h4", "", t("Ваши решения")));
+  const box = h("section", { class: "decision-summary" });
+  box.append(h("h4", {}, t("Ваши решения")));
   box.append(
-    el(
-      "p",
-      "",
+    h(
+      "p", {},
       fmt(t("Решений: %(n)s, лучших: %(best)s (%(accuracy)s). Потеряно на 100 решений: %(lost)s %(unit)s."), {
         n: review.decisions,
         best: review.best,
         accuracy: `${Math.round(100 * review.accuracy)} %`,
         lost: value(review.lost_per_100).replace("+", ""),
         unit,
-      }),
-    ),
+      })),
   );
   return box;
 }
@@ -170,26 +162,26 @@ function render() {
   if (step.log.length) stage.append(logElement(step.log));
   if (step.decision) stage.append(decisionElement(step.decision));
   if (scene.facts.length) stage.append(factsElement(scene.facts));
-  if (scene.turn) stage.append(el("p", "turn", fmt(t("Ход: %(name)s"), { name: scene.turn })));
+  if (scene.turn) stage.append(h("p", { class: "turn" }, fmt(t("Ход: %(name)s"), { name: scene.turn })));
   if (scene.hands.length) stage.append(handsElement(scene.hands));
   if (scene.last) {
-    const last = el("section", "last-round");
-    last.append(el("h4", "", t("Последняя сыгранная раздача")), handsElement(scene.last));
+    const last = h("section", { class: "last-round" });
+    last.append(h("h4", {}, t("Последняя сыгранная раздача")), handsElement(scene.last));
     stage.append(last);
   }
   if (scene.rounds) {
     // Every settled round, shown; a long game's rounds fold, the last one open.
-    const rounds = el("div", "final-rounds");
+    const rounds = h("div", { class: "final-rounds" });
     scene.rounds.forEach((hands, index) => {
-      const round = el("details", "final-round");
+      const round = h("details", { class: "final-round" });
       round.open = scene.rounds.length <= 3 || index === scene.rounds.length - 1;
-      const summary = el("summary", "", fmt(t("Раздача %(n)s"), { n: index + 1 }));
+      const summary = h("summary", {}, fmt(t("Раздача %(n)s"), { n: index + 1 }));
       const mine = hands.find((hand) => hand.you && hand.note);
-      if (mine) summary.append(el("span", "round-note", mine.note));
+      if (mine) summary.append(h("span", { class: "round-note" }, mine.note));
       round.append(summary, handsElement(hands));
       rounds.append(round);
     });
-    if (!scene.rounds.length) rounds.append(el("p", "", t("Ни одна раздача не была сыграна до конца.")));
+    if (!scene.rounds.length) rounds.append(h("p", {}, t("Ни одна раздача не была сыграна до конца.")));
     stage.append(rounds);
   }
   if (scene.standings.length) stage.append(standingsElement(scene));

@@ -8,7 +8,7 @@ import {
   available, commit, cut, derive, drawLot, serverCut, shuffled, variantStock,
 } from "./fairness.js";
 import { cardText, isRed, load } from "./data.js";
-import { pluralText } from "../table/dom.js";
+import { h, pluralText } from "../table/dom.js";
 import { countText } from "../table/text.js";
 
 const t = (text) => (window.gettext ? window.gettext(text) : text);
@@ -21,32 +21,25 @@ const verdict = document.getElementById("verify-verdict");
 const checksList = document.getElementById("verify-checks");
 const cardsBox = document.getElementById("verify-cards");
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
-
 function mark(ok) {
-  const span = el("span", ok ? "mark ok" : "mark fail", ok ? "✓" : "✗");
+  const span = h("span", { class: ok ? "mark ok" : "mark fail" }, ok ? "✓" : "✗");
   span.setAttribute("aria-hidden", "true");
   return span;
 }
 
 function addCheck(ok, text, detail) {
-  const item = el("li", ok ? "ok" : "fail");
+  const item = h("li", { class: ok ? "ok" : "fail" });
   item.dataset.ok = ok ? "1" : "0";
-  const body = el("div", "check-text");
-  body.append(el("span", "visually-hidden", ok ? t("верно:") : t("неверно:")), " ", text);
-  if (detail) body.append(el("code", "hex detail", detail));
+  const body = h("div", { class: "check-text" });
+  body.append(h("span", { class: "visually-hidden" }, ok ? t("верно:") : t("неверно:")), " ", text);
+  if (detail) body.append(h("code", { class: "hex detail" }, detail));
   item.append(mark(ok), body);
   checksList.append(item);
   return ok;
 }
 
 function cardChip(code) {
-  const span = el("span", `card-text ${isRed(code) ? "red" : "black"}`, cardText(code));
+  const span = h("span", { class: `card-text ${isRed(code) ? "red" : "black"}` }, cardText(code));
   span.setAttribute("aria-hidden", "true");
   return span;
 }
@@ -129,7 +122,7 @@ async function run() {
   let pilesOk = true;
   const dealtSoFar = [];
   for (const shuffle of check.shuffles) {
-    const box = el("section", "shuffle");
+    const box = h("section", { class: "shuffle" });
     box.dataset.shuffle = String(shuffle.number);
     const stock = shuffle.fresh ? variantStock(check.variant) : shuffle.pile;
     if (!shuffle.fresh && !pileWasDealt(shuffle.pile, dealtSoFar)) pilesOk = false;
@@ -143,31 +136,31 @@ async function run() {
       order = cut(order, shuffle.cut.position);
       title += ", " + fmt(t("снята на %(n)s"), { n: countText(shuffle.cut.position, "cards_acc") });
     }
-    box.append(el("h4", "", title));
+    box.append(h("h4", {}, title));
     shuffle.passes.forEach((pass, passIndex) => {
-      if (passIndex > 0) box.append(el("p", "redeal", t("«Начать заново»: те же карты сданы снова с начала")));
-      const list = el("ol", "dealt");
+      if (passIndex > 0) box.append(h("p", { class: "redeal" }, t("«Начать заново»: те же карты сданы снова с начала")));
+      const list = h("ol", { class: "dealt" });
       pass.forEach((card, i) => {
         const derived = order[i];
         const ok = card === derived;
         total += 1;
         if (ok) matched += 1;
         dealtSoFar.push(card);
-        const item = el("li", ok ? "ok" : "fail");
+        const item = h("li", { class: ok ? "ok" : "fail" });
         item.dataset.dealt = card;
         item.dataset.derived = derived || "";
         item.dataset.match = ok ? "1" : "0";
-        item.append(el("span", "pos", String(i + 1)), cardChip(card));
-        if (!ok && derived) item.append(el("span", "neq", "≠"), cardChip(derived));
+        item.append(h("span", { class: "pos" }, String(i + 1)), cardChip(card));
+        if (!ok && derived) item.append(h("span", { class: "neq" }, "≠"), cardChip(derived));
         item.append(mark(ok));
-        item.append(el("span", "visually-hidden", ok
+        item.append(h("span", { class: "visually-hidden" }, ok
           ? fmt(t("карта %(n)s: %(card)s, совпадает"), { n: i + 1, card: cardName(card) })
           : fmt(t("карта %(n)s: сдана %(card)s, по перетасовке %(derived)s — не совпадает"), {
             n: i + 1, card: cardName(card), derived: derived ? cardName(derived) : "—",
           })));
         list.append(item);
       });
-      if (!pass.length) box.append(el("p", "", t("Из этой перетасовки карт не сдавали.")));
+      if (!pass.length) box.append(h("p", {}, t("Из этой перетасовки карт не сдавали.")));
       else box.append(list);
     });
     cardsBox.append(box);

@@ -1,6 +1,7 @@
-// Small DOM and text helpers shared by the table page's modules. No innerHTML anywhere:
-// every element is built with createElement and text nodes (the CSP forbids inline
-// styles, and a player's name must never be read as markup).
+// Small DOM and text helpers shared by the client's modules (the table page, the lobby,
+// the history): h() is the one way they build elements. No innerHTML here: every element
+// is built with createElement and text nodes (the CSP forbids inline styles, and a
+// player's name must never be read as markup).
 
 /** gettext through Django's JavaScript catalogue (loaded by base.html before modules). */
 export function t(text) {

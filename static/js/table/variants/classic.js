@@ -13,12 +13,6 @@ const AI_LEVELS = ["easy", "medium", "hard"];
 
 // --- small helpers ---------------------------------------------------------------------
 
-/** h() from dom.js, with `text` for a text child. */
-function el(tag, attributes = {}, ...children) {
-  const { text, ...rest } = attributes;
-  return h(tag, rest, ...(text === undefined ? [] : [text]), ...children);
-}
-
 /** A seat id as people read it (the core's words: the user name, «ИИ 2», «Дилер»). */
 export function seatName(state, id) {
   return seatLabel(id, state && state.table);
@@ -42,7 +36,7 @@ function totalPill(total, soft = false) {
   const classes = ["total"];
   if (total > 21) classes.push("bust");
   if (total === 21) classes.push("twenty-one");
-  return el("span", { class: classes.join(" "), text: totalText(total, soft) });
+  return h("span", { class: classes.join(" ") }, totalText(total, soft));
 }
 
 function cardsRow(cards, codes, hidden = 0) {
@@ -62,28 +56,28 @@ function isHost(state, ctx) {
 export function scoreboard(state, view) {
   const winners = new Set(view.winners || []);
   const removed = new Set(view.removed || []);
-  const table = el("table", { class: "classic-scores" });
-  table.append(el("caption", { text: gettext("Счёт") }));
+  const table = h("table", { class: "classic-scores" });
+  table.append(h("caption", {}, gettext("Счёт")));
   table.append(
-    el("thead", {}, el("tr", {},
-      el("th", { scope: "col", text: gettext("Игрок") }),
-      el("th", { scope: "col", class: "num", text: gettext("Очки") }))),
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, gettext("Игрок")),
+      h("th", { scope: "col", class: "num" }, gettext("Очки")))),
   );
-  const body = el("tbody");
+  const body = h("tbody");
   // The leader: one player alone at the top, once a round has been played.
   const tops = (view.players || []).map((s) => view.scores[s] ?? 0);
   const best = Math.max(...tops);
   const lone = Boolean(view.round) && view.rounds_played > 0 && tops.filter((score) => score === best).length === 1;
   for (const seat of view.table || []) {
     const score = view.scores[seat] ?? 0;
-    const row = el("tr", { "data-seat": seat });
+    const row = h("tr", { "data-seat": seat });
     if (removed.has(seat)) row.classList.add("removed");
     if (winners.has(seat)) row.classList.add("winner");
     else if (lone && !removed.has(seat) && score === best && !view.winners) row.classList.add("leader");
-    const name = el("th", { scope: "row" }, seatName(state, seat));
-    if (removed.has(seat)) name.append(el("span", { class: "tag", text: gettext("удалён") }));
-    if (winners.has(seat)) name.append(el("span", { class: "tag win", text: gettext("победитель") }));
-    row.append(name, el("td", { class: "num score", text: signed(score) }));
+    const name = h("th", { scope: "row" }, seatName(state, seat));
+    if (removed.has(seat)) name.append(h("span", { class: "tag" }, gettext("удалён")));
+    if (winners.has(seat)) name.append(h("span", { class: "tag win" }, gettext("победитель")));
+    row.append(name, h("td", { class: "num score" }, signed(score)));
     body.append(row);
   }
   table.append(body);
@@ -94,19 +88,19 @@ export function scoreboard(state, view) {
 export function roundSummary(state, view, cards, number = view.rounds_played) {
   const round = view.last_round;
   if (!round) return null;
-  const box = el("section", { class: "classic-summary", "aria-labelledby": "classic-summary-title" });
-  box.append(el("h3", { id: "classic-summary-title", text: fmt(gettext("Итоги раздачи %(n)s"), { n: number }) }));
-  const list = el("ul", { class: "hands summary" });
+  const box = h("section", { class: "classic-summary", "aria-labelledby": "classic-summary-title" });
+  box.append(h("h3", { id: "classic-summary-title" }, fmt(gettext("Итоги раздачи %(n)s"), { n: number })));
+  const list = h("ul", { class: "hands summary" });
   for (const hand of round.hands) {
     const dealer = hand.seat === "dealer";
-    const item = el("li", { class: `hand${dealer ? " dealer" : ""}`, "data-seat": hand.seat });
+    const item = h("li", { class: `hand${dealer ? " dealer" : ""}`, "data-seat": hand.seat });
     if (!dealer) item.dataset.outcome = hand.outcome;
-    const head = el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: seatName(state, hand.seat) }));
+    const head = h("div", { class: "hand-head" }, h("span", { class: "hand-name" }, seatName(state, hand.seat)));
     head.append(totalPill(hand.total));
     item.append(head, cardsRow(cards, hand.cards));
     if (!dealer) {
-      item.append(el("div", { class: `hand-result ${hand.outcome}` },
-        el("span", { text: outcomeName(hand) }), " ", el("strong", { text: signed(hand.delta) })));
+      item.append(h("div", { class: `hand-result ${hand.outcome}` },
+        h("span", {}, outcomeName(hand)), " ", h("strong", {}, signed(hand.delta))));
     }
     list.append(item);
   }
@@ -117,26 +111,26 @@ export function roundSummary(state, view, cards, number = view.rounds_played) {
 /** The final standings of a match that is over. */
 export function standings(state, game) {
   const view = game.view;
-  const box = el("section", { class: "classic-final", "aria-labelledby": "classic-final-title" });
-  box.append(el("h3", { id: "classic-final-title", text: gettext("Итоги партии") }));
+  const box = h("section", { class: "classic-final", "aria-labelledby": "classic-final-title" });
+  box.append(h("h3", { id: "classic-final-title" }, gettext("Итоги партии")));
   if (game.status === "voided") {
-    box.append(el("p", { text: gettext("Партия отменена: очки не засчитаны.") }));
+    box.append(h("p", {}, gettext("Партия отменена: очки не засчитаны.")));
     return box;
   }
   const winners = view.winners || [];
   if (!winners.length) {
-    box.append(el("p", { class: "no-winner", text: gettext("Партия окончена без победителя.") }));
+    box.append(h("p", { class: "no-winner" }, gettext("Партия окончена без победителя.")));
   } else {
     const names = winners.map((s) => seatName(state, s)).join(", ");
-    box.append(el("p", { class: "winners" },
-      winners.length > 1 ? gettext("Победители: ") : gettext("Победитель: "), el("strong", { text: names })));
+    box.append(h("p", { class: "winners" },
+      winners.length > 1 ? gettext("Победители: ") : gettext("Победитель: "), h("strong", {}, names)));
   }
   const ranked = [...(view.table || [])].sort((a, b) => (view.scores[b] ?? 0) - (view.scores[a] ?? 0));
-  const list = el("ol", { class: "standings" });
+  const list = h("ol", { class: "standings" });
   for (const seat of ranked) {
-    const item = el("li", { "data-seat": seat }, el("span", { text: seatName(state, seat) }), " ",
-      el("strong", { text: signed(view.scores[seat] ?? 0) }));
-    if ((view.removed || []).includes(seat)) item.append(" ", el("span", { class: "tag", text: gettext("удалён") }));
+    const item = h("li", { "data-seat": seat }, h("span", {}, seatName(state, seat)), " ",
+      h("strong", {}, signed(view.scores[seat] ?? 0)));
+    if ((view.removed || []).includes(seat)) item.append(" ", h("span", { class: "tag" }, gettext("удалён")));
     if (winners.includes(seat)) item.classList.add("winner");
     list.append(item);
   }
@@ -152,27 +146,27 @@ export function standings(state, game) {
 export function roundTable(state, view, cards, { me = null, marks = {} } = {}) {
   const round = view.round;
   if (!round) return null;
-  const box = el("section", { class: "classic-round", "aria-labelledby": "classic-round-title" });
-  box.append(el("h3", { id: "classic-round-title", text: fmt(gettext("Раздача %(n)s из %(total)s"), { n: round.number, total: view.rounds_total }) }));
-  const dealer = el("div", { class: "hand dealer", "data-seat": "dealer" },
-    el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: gettext("Дилер") })),
+  const box = h("section", { class: "classic-round", "aria-labelledby": "classic-round-title" });
+  box.append(h("h3", { id: "classic-round-title" }, fmt(gettext("Раздача %(n)s из %(total)s"), { n: round.number, total: view.rounds_total })));
+  const dealer = h("div", { class: "hand dealer", "data-seat": "dealer" },
+    h("div", { class: "hand-head" }, h("span", { class: "hand-name" }, gettext("Дилер"))),
     cardsRow(cards, round.dealer.cards, round.dealer.hidden || 0));
   box.append(dealer);
-  const list = el("ul", { class: "hands" });
+  const list = h("ul", { class: "hands" });
   for (const hand of round.hands) {
-    const item = el("li", { class: "hand", "data-seat": hand.seat });
+    const item = h("li", { class: "hand", "data-seat": hand.seat });
     if (hand.seat === view.turn) item.classList.add("on-turn");
     if (hand.seat === me) item.classList.add("mine");
-    const head = el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: seatName(state, hand.seat) }));
-    if (hand.seat === me) head.append(el("span", { class: "tag", text: gettext("вы") }));
+    const head = h("div", { class: "hand-head" }, h("span", { class: "hand-name" }, seatName(state, hand.seat)));
+    if (hand.seat === me) head.append(h("span", { class: "tag" }, gettext("вы")));
     if (hand.cards) {
       head.append(totalPill(hand.total, hand.soft));
-      if (hand.natural) head.append(el("span", { class: "tag win", text: gettext("Очко!") }));
+      if (hand.natural) head.append(h("span", { class: "tag win" }, gettext("Очко!")));
     }
     item.append(head);
     item.append(hand.cards ? cardsRow(cards, hand.cards) : cardsRow(cards, [], hand.count || 0));
-    if (hand.seat === view.turn) item.append(el("div", { class: "hand-note turn", text: gettext("Ходит") }));
-    if (marks[hand.seat]) item.append(el("div", { class: "hand-note", "data-mark": "timeout", text: marks[hand.seat] }));
+    if (hand.seat === view.turn) item.append(h("div", { class: "hand-note turn" }, gettext("Ходит")));
+    if (marks[hand.seat]) item.append(h("div", { class: "hand-note", "data-mark": "timeout" }, marks[hand.seat]));
     list.append(item);
   }
   box.append(list);
@@ -187,19 +181,19 @@ function hostPanel(area, ctx) {
   let panel = hosts.get(area);
   if (panel && panel.root.isConnected) return panel;
   // Folded away while a match is played (the cards matter then), open between matches.
-  const root = el("details", { class: "classic-host" });
-  root.append(el("summary", {}, el("span", { class: "host-title", text: gettext("Ведущий") })));
+  const root = h("details", { class: "classic-host" });
+  root.append(h("summary", {}, h("span", { class: "host-title" }, gettext("Ведущий"))));
 
   // Start: the match length, then «Начать партию».
-  const start = el("form", { class: "host-row host-start" });
-  const lengths = el("fieldset", { class: "lengths" }, el("legend", { text: gettext("Раздач в партии") }));
+  const start = h("form", { class: "host-row host-start" });
+  const lengths = h("fieldset", { class: "lengths" }, h("legend", {}, gettext("Раздач в партии")));
   for (const n of MATCH_LENGTHS) {
     const id = `classic-rounds-${n}`;
-    lengths.append(el("span", { class: "length" },
-      el("input", { type: "radio", name: "classic-rounds", id, value: n }),
-      el("label", { for: id, text: String(n) })));
+    lengths.append(h("span", { class: "length" },
+      h("input", { type: "radio", name: "classic-rounds", id, value: n }),
+      h("label", { for: id }, String(n))));
   }
-  const startButton = el("button", { type: "submit", class: "primary", "data-command": "start", text: gettext("Начать партию") });
+  const startButton = h("button", { type: "submit", class: "primary", "data-command": "start" }, gettext("Начать партию"));
   start.append(lengths, startButton);
   start.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -208,33 +202,33 @@ function hostPanel(area, ctx) {
   });
 
   // Pause / resume.
-  const pause = el("button", { type: "button", class: "control", "data-command": "pause", text: gettext("Пауза") });
+  const pause = h("button", { type: "button", class: "control", "data-command": "pause" }, gettext("Пауза"));
   pause.addEventListener("click", () => send(panel, pause, pause.dataset.command));
 
   // AI seats.
-  const ai = el("form", { class: "host-row host-ai" });
-  const levelSelect = el("select", { id: "classic-ai-level" });
-  for (const level of AI_LEVELS) levelSelect.append(el("option", { value: level, text: aiLevelName(level) }));
+  const ai = h("form", { class: "host-row host-ai" });
+  const levelSelect = h("select", { id: "classic-ai-level" });
+  for (const level of AI_LEVELS) levelSelect.append(h("option", { value: level }, aiLevelName(level)));
   levelSelect.value = "medium";
-  const aiButton = el("button", { type: "submit", class: "control", "data-command": "add_ai", text: gettext("Добавить ИИ") });
-  ai.append(el("label", { for: "classic-ai-level", text: gettext("Уровень ИИ") }), levelSelect, aiButton);
+  const aiButton = h("button", { type: "submit", class: "control", "data-command": "add_ai" }, gettext("Добавить ИИ"));
+  ai.append(h("label", { for: "classic-ai-level" }, gettext("Уровень ИИ")), levelSelect, aiButton);
   ai.addEventListener("submit", (event) => {
     event.preventDefault();
     send(panel, aiButton, "add_ai", { level: levelSelect.value });
   });
 
   // Remove a player.
-  const remove = el("form", { class: "host-row host-remove" });
-  const seatSelect = el("select", { id: "classic-remove-seat" });
-  const removeButton = el("button", { type: "submit", class: "danger", "data-command": "remove", text: gettext("Удалить игрока") });
-  remove.append(el("label", { for: "classic-remove-seat", text: gettext("Игрок") }), seatSelect, removeButton);
+  const remove = h("form", { class: "host-row host-remove" });
+  const seatSelect = h("select", { id: "classic-remove-seat" });
+  const removeButton = h("button", { type: "submit", class: "danger", "data-command": "remove" }, gettext("Удалить игрока"));
+  remove.append(h("label", { for: "classic-remove-seat" }, gettext("Игрок")), seatSelect, removeButton);
   remove.addEventListener("submit", (event) => {
     event.preventDefault();
     if (!seatSelect.value) return;
     send(panel, removeButton, "remove", { seat: seatSelect.value });
   });
 
-  root.append(start, el("div", { class: "host-row" }, pause), ai, remove);
+  root.append(start, h("div", { class: "host-row" }, pause), ai, remove);
   panel = { root, start, startButton, pause, ai, remove, seatSelect, seatKey: "", lengthSet: false, busy: false, phase: null, ctx };
   hosts.set(area, panel);
   return panel;
@@ -288,7 +282,7 @@ function updateHostPanel(panel, state, ctx) {
   const key = removable.join("|") + seats.map((s) => s.name).join("|");
   if (key !== panel.seatKey) {
     const chosen = panel.seatSelect.value;
-    panel.seatSelect.replaceChildren(...removable.map((id) => el("option", { value: id, text: seatName(state, id) })));
+    panel.seatSelect.replaceChildren(...removable.map((id) => h("option", { value: id }, seatName(state, id))));
     if (removable.includes(chosen)) panel.seatSelect.value = chosen;
     panel.seatKey = key;
   }
@@ -374,20 +368,20 @@ export function render(area, state, ctx) {
   const host = isHost(state, ctx) ? hostPanel(area, ctx) : null;
   if (host) updateHostPanel(host, state, ctx);
   const status = statusLine(state, ctx);
-  const statusPart = status ? el("p", { class: "classic-status", "data-role": "status", text: status }) : null;
+  const statusPart = status ? h("p", { class: "classic-status", "data-role": "status" }, status) : null;
   const parts = [];
   let note = null;
   if (game) {
     const view = game.view;
     const playing = game.status === "playing";
-    const progress = el("p", { class: "classic-progress" },
+    const progress = h("p", { class: "classic-progress" },
       pluralText(view.rounds_total, gettext("Партия из %(total)s раздачи, сыграно %(played)s."), gettext("Партия из %(total)s раздач, сыграно %(played)s."), { total: view.rounds_total, played: view.rounds_played }));
     const summary = roundSummary(state, view, ctx.cards);
     const left = pauseLeft(game, ctx);
     if (playing && summary && left > 0) {
       // The pause after a settled round: its summary first, with the countdown to the
       // next round's clock (the round already dealt is shown below it).
-      note = el("p", { class: "classic-pause", "data-role": "round-pause", role: "status", text: pauseText(left) });
+      note = h("p", { class: "classic-pause", "data-role": "round-pause", role: "status" }, pauseText(left));
       summary.firstChild.after(note);
       parts.push(host, statusPart, progress, summary, roundTable(state, view, ctx.cards, { me: ctx.me, marks: timeouts.seats }));
     } else if (playing) {
@@ -402,8 +396,8 @@ export function render(area, state, ctx) {
   }
   // The shared screen for a TV (public information only), for everyone at the table.
   const invite = ctx.config && ctx.config.invite ? `?invite=${encodeURIComponent(ctx.config.invite)}` : "";
-  parts.push(el("p", { class: "classic-screen-link" },
-    el("a", { href: `/tables/${state.table.id}/screen/${invite}`, target: "_blank", rel: "noopener" },
+  parts.push(h("p", { class: "classic-screen-link" },
+    h("a", { href: `/tables/${state.table.id}/screen/${invite}`, target: "_blank", rel: "noopener" },
       gettext("Общий экран для телевизора"))));
   // Keep the host panel node (and the focus inside it) in place; redraw the rest around it.
   const keep = host && host.root.parentNode === area ? host.root : null;

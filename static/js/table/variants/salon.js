@@ -16,17 +16,12 @@ function seatName(state, id) {
   return seatLabel(id, state && state.table);
 }
 
-function el(tag, attributes = {}, ...children) {
-  const { text, ...rest } = attributes;
-  return h(tag, rest, ...(text === undefined ? [] : [text]), ...children);
-}
-
 /** A hand's total as the core's pill (.total), marked when bust or 21. */
 function totalPill(total) {
   const classes = ["total"];
   if (total > 21) classes.push("bust");
   if (total === 21) classes.push("twenty-one");
-  return el("span", { class: classes.join(" "), text: total > 21 ? fmt(gettext("%(total)s, перебор"), { total }) : String(total) });
+  return h("span", { class: classes.join(" ") }, total > 21 ? fmt(gettext("%(total)s, перебор"), { total }) : String(total));
 }
 
 /** 10 000 rather than 10000, in the page's language (the page's one number format). */
@@ -89,9 +84,9 @@ function statusLine(state, ctx) {
 }
 
 function facts(state, view) {
-  const list = el("dl", { class: "salon-facts" });
+  const list = h("dl", { class: "salon-facts" });
   const add = (label, value, role) => {
-    list.append(el("div", { class: "fact", "data-fact": role }, el("dt", { text: label }), el("dd", {}, value)));
+    list.append(h("div", { class: "fact", "data-fact": role }, h("dt", {}, label), h("dd", {}, value)));
   };
   if (view.banker) {
     add(gettext("Банкомёт"), seatName(state, view.banker), "banker");
@@ -102,9 +97,9 @@ function facts(state, view) {
   add(gettext("Ставки"), fmt(gettext("%(min)s–%(max)s"), { min: formatNumber(options.min_bet), max: formatNumber(options.max_bet) }), "limits");
   if (view.shoe) {
     const remaining = view.shoe.remaining;
-    const meter = el("meter", { min: 0, max: SHOE_CARDS, value: remaining, "aria-label": gettext("Карт в шузе") });
-    add(gettext("В шузе"), el("span", { class: "shoe-left" },
-      el("strong", { text: countText(remaining, "cards") }), " ", meter), "shoe");
+    const meter = h("meter", { min: 0, max: SHOE_CARDS, value: remaining, "aria-label": gettext("Карт в шузе") });
+    add(gettext("В шузе"), h("span", { class: "shoe-left" },
+      h("strong", {}, countText(remaining, "cards")), " ", meter), "shoe");
   }
   const next = nextBanker(state, view);
   if (next) add(gettext("Следующий банкомёт"), seatName(state, next), "next-banker");
@@ -114,29 +109,29 @@ function facts(state, view) {
 function dealBox(state, view, ctx) {
   const deal = view.deal;
   if (!deal) return null;
-  const box = el("section", { class: "salon-deal", "aria-labelledby": "salon-deal-title" });
-  box.append(el("h3", { id: "salon-deal-title", text: fmt(gettext("Раздача %(n)s"), { n: deal.number }) }));
-  const list = el("ul", { class: "hands" });
+  const box = h("section", { class: "salon-deal", "aria-labelledby": "salon-deal-title" });
+  box.append(h("h3", { id: "salon-deal-title" }, fmt(gettext("Раздача %(n)s"), { n: deal.number })));
+  const list = h("ul", { class: "hands" });
   for (const hand of deal.hands) {
     const banker = hand.role === "banker";
-    const item = el("li", { class: `hand${banker ? " banker" : ""}`, "data-seat": hand.seat });
+    const item = h("li", { class: `hand${banker ? " banker" : ""}`, "data-seat": hand.seat });
     if (hand.seat === view.turn) item.classList.add("on-turn");
     if (hand.seat === ctx.me) item.classList.add("mine");
-    const head = el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: seatName(state, hand.seat) }));
-    if (banker) head.append(el("span", { class: "tag bank", text: gettext("банкомёт") }));
-    if (hand.seat === ctx.me) head.append(el("span", { class: "tag", text: gettext("вы") }));
+    const head = h("div", { class: "hand-head" }, h("span", { class: "hand-name" }, seatName(state, hand.seat)));
+    if (banker) head.append(h("span", { class: "tag bank" }, gettext("банкомёт")));
+    if (hand.seat === ctx.me) head.append(h("span", { class: "tag" }, gettext("вы")));
     if (hand.total !== undefined) {
       head.append(totalPill(hand.total));
     }
     item.append(head, ctx.cards.cardsElement(hand.cards || [], hand.hidden || 0));
     if (!banker) {
       let note = null;
-      if (hand.bet) note = el("div", { class: "hand-note bet", text: fmt(gettext("Ставка: %(n)s"), { n: hand.bet }) });
-      else if (hand.sat_out) note = el("div", { class: "hand-note", text: gettext("Пропускает раздачу") });
-      else note = el("div", { class: "hand-note muted", text: gettext("Ставки ещё нет") });
+      if (hand.bet) note = h("div", { class: "hand-note bet" }, fmt(gettext("Ставка: %(n)s"), { n: hand.bet }));
+      else if (hand.sat_out) note = h("div", { class: "hand-note" }, gettext("Пропускает раздачу"));
+      else note = h("div", { class: "hand-note muted" }, gettext("Ставки ещё нет"));
       item.append(note);
     }
-    if (hand.seat === view.turn) item.append(el("div", { class: "hand-note turn", text: gettext("Ходит") }));
+    if (hand.seat === view.turn) item.append(h("div", { class: "hand-note turn" }, gettext("Ходит")));
     list.append(item);
   }
   box.append(list);
@@ -146,20 +141,20 @@ function dealBox(state, view, ctx) {
 function lastDeal(state, view, ctx) {
   const round = view.last_round;
   if (!round || !round.hands || !round.hands.length) return null;
-  const box = el("section", { class: "salon-summary", "aria-labelledby": "salon-summary-title" });
-  box.append(el("h3", { id: "salon-summary-title", text: gettext("Прошлая раздача") }));
-  const list = el("ul", { class: "hands summary" });
+  const box = h("section", { class: "salon-summary", "aria-labelledby": "salon-summary-title" });
+  box.append(h("h3", { id: "salon-summary-title" }, gettext("Прошлая раздача")));
+  const list = h("ul", { class: "hands summary" });
   for (const hand of round.hands) {
     const banker = hand.role === "banker";
-    const item = el("li", { class: `hand${banker ? " banker" : ""}`, "data-seat": hand.seat });
-    const head = el("div", { class: "hand-head" }, el("span", { class: "hand-name", text: seatName(state, hand.seat) }));
-    if (banker) head.append(el("span", { class: "tag bank", text: gettext("банкомёт") }));
+    const item = h("li", { class: `hand${banker ? " banker" : ""}`, "data-seat": hand.seat });
+    const head = h("div", { class: "hand-head" }, h("span", { class: "hand-name" }, seatName(state, hand.seat)));
+    if (banker) head.append(h("span", { class: "tag bank" }, gettext("банкомёт")));
     head.append(totalPill(hand.total));
     item.append(head, ctx.cards.cardsElement(hand.cards || []));
     if (!banker) {
       const words = { win: gettext("Выигрыш"), loss: gettext("Проигрыш"), push: gettext("Ничья") };
-      item.append(el("div", { class: `hand-result ${hand.outcome}` }, el("span", { text: words[hand.outcome] || "" }), " ",
-        el("strong", { text: signed(hand.delta) })));
+      item.append(h("div", { class: `hand-result ${hand.outcome}` }, h("span", {}, words[hand.outcome] || ""), " ",
+        h("strong", {}, signed(hand.delta))));
     }
     list.append(item);
   }
@@ -169,19 +164,19 @@ function lastDeal(state, view, ctx) {
 
 function chipsTable(state, view) {
   if (!view.seats || !view.seats.length) return null;
-  const table = el("table", { class: "salon-chips" });
-  table.append(el("caption", { text: gettext("Фишки в этой талии") }));
-  table.append(el("thead", {}, el("tr", {},
-    el("th", { scope: "col", text: gettext("Игрок") }),
-    el("th", { scope: "col", class: "num", text: gettext("Фишки") }),
-    el("th", { scope: "col", class: "num", text: gettext("Итог") }))));
-  const body = el("tbody");
+  const table = h("table", { class: "salon-chips" });
+  table.append(h("caption", {}, gettext("Фишки в этой талии")));
+  table.append(h("thead", {}, h("tr", {},
+    h("th", { scope: "col" }, gettext("Игрок")),
+    h("th", { scope: "col", class: "num" }, gettext("Фишки")),
+    h("th", { scope: "col", class: "num" }, gettext("Итог")))));
+  const body = h("tbody");
   for (const seat of view.seats) {
     const delta = (view.deltas || {})[seat.id] ?? 0;
-    body.append(el("tr", { "data-seat": seat.id },
-      el("th", { scope: "row" }, seatName(state, seat.id), seat.id === view.banker ? el("span", { class: "tag bank", text: gettext("банкомёт") }) : null),
-      el("td", { class: "num", text: number(seat.chips) }),
-      el("td", { class: `num ${delta > 0 ? "plus" : delta < 0 ? "minus" : ""}`, text: signed(delta) })));
+    body.append(h("tr", { "data-seat": seat.id },
+      h("th", { scope: "row" }, seatName(state, seat.id), seat.id === view.banker ? h("span", { class: "tag bank" }, gettext("банкомёт")) : null),
+      h("td", { class: "num" }, number(seat.chips)),
+      h("td", { class: `num ${delta > 0 ? "plus" : delta < 0 ? "minus" : ""}` }, signed(delta))));
   }
   table.append(body);
   return table;
@@ -189,19 +184,19 @@ function chipsTable(state, view) {
 
 export function render(area, state, ctx) {
   const game = state.game && state.game.view && state.game.view.variant === "salon" ? state.game : null;
-  const parts = [el("p", { class: "salon-status", "data-role": "status", text: statusLine(state, ctx) })];
+  const parts = [h("p", { class: "salon-status", "data-role": "status" }, statusLine(state, ctx))];
   if (game) {
     const view = game.view;
     parts.push(facts(state, view));
     if (game.status === "playing") parts.push(dealBox(state, view, ctx));
     else if (game.status === "finished" && game.result && game.result.final) {
-      parts.push(el("p", { class: "salon-over", text: gettext("Талия окончена.") }));
+      parts.push(h("p", { class: "salon-over" }, gettext("Талия окончена.")));
     }
     parts.push(lastDeal(state, view, ctx));
     parts.push(chipsTable(state, view));
   } else {
     const options = state.table.options || {};
-    parts.push(el("p", { class: "salon-limits", text: fmt(gettext("Ставки за столом: %(min)s–%(max)s."), { min: formatNumber(options.min_bet), max: countText(options.max_bet, "chips") }) }));
+    parts.push(h("p", { class: "salon-limits" }, fmt(gettext("Ставки за столом: %(min)s–%(max)s."), { min: formatNumber(options.min_bet), max: countText(options.max_bet, "chips") })));
   }
   area.replaceChildren(...parts.filter(Boolean));
   area.classList.add("salon");
@@ -229,17 +224,13 @@ function sendFrom(form, ctx, name, fields) {
 
 function betControl(action, state, ctx) {
   const { min, max } = action;
-  const form = el("form", { class: "salon-bet", "data-control": "bet", novalidate: true });
-  const input = el("input", {
-    type: "number", id: "salon-bet-amount", name: "amount", min, max, step: 1, value: min,
-    inputmode: "numeric", required: true, "aria-describedby": "salon-bet-range", "data-key": "bet-amount",
-  });
-  const range = el("span", { id: "salon-bet-range", class: "bet-range", text: fmt(gettext("от %(min)s до %(max)s"), { min, max }) });
-  const problem = el("span", { class: "bet-problem", role: "alert", hidden: true });
-  const submit = el("button", { type: "submit", class: "action", "data-action": "bet", "data-shortcut": "B", "aria-keyshortcuts": "B" },
-    gettext("Сделать ставку"), " ", el("kbd", { "aria-hidden": "true", text: "B" }));
-  const quick = (label, value) => el("button", { type: "button", class: "small", "data-amount": value,
-    onclick: () => { input.value = String(value); check(); input.focus(); } }, label);
+  const form = h("form", { class: "salon-bet", "data-control": "bet", novalidate: true });
+  const input = h("input", { type: "number", id: "salon-bet-amount", name: "amount", min, max, step: 1, value: min, inputmode: "numeric", required: true, "aria-describedby": "salon-bet-range", "data-key": "bet-amount" });
+  const range = h("span", { id: "salon-bet-range", class: "bet-range" }, fmt(gettext("от %(min)s до %(max)s"), { min, max }));
+  const problem = h("span", { class: "bet-problem", role: "alert", hidden: true });
+  const submit = h("button", { type: "submit", class: "action", "data-action": "bet", "data-shortcut": "B", "aria-keyshortcuts": "B" },
+    gettext("Сделать ставку"), " ", h("kbd", { "aria-hidden": "true" }, "B"));
+  const quick = (label, value) => h("button", { type: "button", class: "small", "data-amount": value, onclick: () => { input.value = String(value); check(); input.focus(); } }, label);
   const check = () => {
     const raw = input.value.trim();
     const amount = Number(raw);
@@ -261,8 +252,8 @@ function betControl(action, state, ctx) {
     sendFrom(form, ctx, "bet", { amount });
   });
   form.append(
-    el("label", { for: "salon-bet-amount", text: gettext("Ставка") }), input, range,
-    el("span", { class: "bet-quick" }, quick(gettext("Мин."), min), quick(gettext("Макс."), max)),
+    h("label", { for: "salon-bet-amount" }, gettext("Ставка")), input, range,
+    h("span", { class: "bet-quick" }, quick(gettext("Мин."), min), quick(gettext("Макс."), max)),
     submit, problem,
   );
   return form;
@@ -272,14 +263,11 @@ function cutControl(action, state, ctx) {
   const { min, max } = action;
   const total = max + 1; // cards in the shoe: a cut moves 1 … total−1 cards
   const middle = Math.round((min + max) / 2);
-  const form = el("form", { class: "salon-cut", "data-control": "cut" });
-  const shoe = el("div", { class: "shoe", "aria-hidden": "true" },
-    el("div", { class: "shoe-top" }), el("div", { class: "shoe-bottom" }));
-  const slider = el("input", {
-    type: "range", id: "salon-cut-position", name: "position", min, max, step: 1, value: middle,
-    "aria-describedby": "salon-cut-text", "data-key": "cut-position",
-  });
-  const text = el("output", { id: "salon-cut-text", for: "salon-cut-position", class: "cut-text" });
+  const form = h("form", { class: "salon-cut", "data-control": "cut" });
+  const shoe = h("div", { class: "shoe", "aria-hidden": "true" },
+    h("div", { class: "shoe-top" }), h("div", { class: "shoe-bottom" }));
+  const slider = h("input", { type: "range", id: "salon-cut-position", name: "position", min, max, step: 1, value: middle, "aria-describedby": "salon-cut-text", "data-key": "cut-position" });
+  const text = h("output", { id: "salon-cut-text", for: "salon-cut-position", class: "cut-text" });
   const show = () => {
     const position = Number(slider.value);
     shoe.style.setProperty("--cut", `${(position / total) * 100}%`);
@@ -287,15 +275,15 @@ function cutControl(action, state, ctx) {
     slider.setAttribute("aria-valuetext", text.textContent);
   };
   slider.addEventListener("input", show);
-  const submit = el("button", { type: "submit", class: "action", "data-action": "cut", "data-shortcut": "C", "aria-keyshortcuts": "C" },
-    gettext("Снять колоду"), " ", el("kbd", { "aria-hidden": "true", text: "C" }));
+  const submit = h("button", { type: "submit", class: "action", "data-action": "cut", "data-shortcut": "C", "aria-keyshortcuts": "C" },
+    gettext("Снять колоду"), " ", h("kbd", { "aria-hidden": "true" }, "C"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     sendFrom(form, ctx, "cut", { position: Number(slider.value) });
   });
   form.append(
-    el("label", { for: "salon-cut-position", text: gettext("Где снять колоду") }),
-    el("div", { class: "shoe-slider" }, shoe, slider), text, submit,
+    h("label", { for: "salon-cut-position" }, gettext("Где снять колоду")),
+    h("div", { class: "shoe-slider" }, shoe, slider), text, submit,
   );
   show();
   return form;
