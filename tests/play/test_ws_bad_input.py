@@ -246,7 +246,7 @@ async def test_a_lobby_socket_whose_first_list_cannot_be_read_is_told_and_closed
 ):
     user = await database_sync_to_async(make_user)()
 
-    async def broken(self: Any) -> None:
+    async def broken(self: Any, user: Any) -> None:
         raise OperationalError("the database went away")
 
     monkeypatch.setattr(lobby_consumers.LobbyConsumer, "_listing", broken)
