@@ -10,10 +10,12 @@ import datetime
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from accounts import services as accounts
 from accounts.models import Account, LedgerEntry
 from play import commands, locks, moves, presence, seating, store
+from play.errors import PlayError
 from play.models import ClientCommand, Game, GameEvent, Presence
 from play.selectors import PRESENCE_TTL_SECONDS, presence_cutoff
 from tables import services
@@ -231,3 +233,37 @@ def test_the_database_refuses_a_negative_balance_written_past_the_check(make_use
     wallet = accounts.wallet_for(player)
     with pytest.raises(IntegrityError), transaction.atomic():
         Account.objects.filter(pk=wallet.pk).update(balance=-1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_meeting_an_overdue_decision_plays_it_first_and_its_refusal_keeps_it(
+    make_user, settings
+):
+    settings.CLIENT_SEED_SECONDS = 0
+    table, users = _table_with_game(make_user, "Просрочено")
+    game = Game.objects.get(table=table, status=Game.Status.PLAYING)
+    due_seat = game.deadline_seat
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - datetime.timedelta(seconds=1))
+    version = Table.objects.get(pk=table.pk).version
+    user = next(u for u in users if game.player_entry(due_seat)["user"] == u.pk)
+
+    def act() -> dict:
+        return moves.game_act(
+            table=Table(pk=table.pk), player=user, action={"action": "stand"}, version=version
+        )
+
+    with pytest.raises(PlayError) as refused:
+        commands.command_run(
+            user=user, table=Table(pk=table.pk), client_id="late", run=act, plays_overdue=True
+        )
+    # The clock played the seat's decision first (here it ends the game); the move,
+    # decided on the table before it, is refused, and the decision stands.
+    assert refused.value.code in ("stale_version", "no_game")
+    game.refresh_from_db()
+    assert game.actions[-1] == {"seat": due_seat, "action": "timeout"}
+    assert Table.objects.get(pk=table.pk).version == version + 1
+    assert GameEvent.objects.filter(game=game).order_by("-version").first().action == {
+        "seat": due_seat,
+        "action": "timeout",
+    }
+    assert not ClientCommand.objects.filter(client_id="late").exists()
