@@ -253,10 +253,14 @@ class Writes:
 
     def update(self, instance: Model, fields: list[str], version_was: int | None) -> None:
         # One row is updated once per statement (PostgreSQL would apply only one of two
-        # updates of a row in the same WITH): a row written twice is written once, with
-        # every field named and the version the transaction first read.
+        # updates of a row in the same WITH): a row written twice through one instance is
+        # written once, with every field named and the version the transaction first
+        # read; through another instance, what waits is made first.
         key = (type(instance), instance.pk)
         waiting = self.updates.get(key)
+        if waiting is not None and waiting.instance is not instance:
+            self.send()
+            waiting = None
         if waiting is None:
             self.updates[key] = _Update(instance, list(dict.fromkeys(fields)), version_was)
         else:

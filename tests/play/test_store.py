@@ -267,3 +267,17 @@ def test_a_move_meeting_an_overdue_decision_plays_it_first_and_its_refusal_keeps
         "action": "timeout",
     }
     assert not ClientCommand.objects.filter(client_id="late").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_row_saved_through_two_instances_keeps_both_saves_in_order(make_user):
+    table = services.table_create(variant="classic", name="Два экземпляра")
+    with transaction.atomic(), store.writes_together() as writes:
+        first = locks.lock_table_with_host(table.pk)
+        second = Table.objects.get(pk=table.pk)
+        first.version += 1
+        store.row_update(first, ["version"], version_was=first.version - 1, later=True)
+        second.version = first.version + 1
+        store.row_update(second, ["version"], version_was=first.version, later=True)
+        writes.send()
+    assert Table.objects.get(pk=table.pk).version == table.version + 2
