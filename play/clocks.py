@@ -40,9 +40,7 @@ def apply_due_if_any(table_id: int, now: datetime.datetime) -> int:
     return apply_due(table_id, now, look_first=True)
 
 
-def apply_due(
-    table_id: int, now: datetime.datetime, *, wait: bool = False, look_first: bool = False
-) -> int:
+def apply_due(table_id: int, now: datetime.datetime, *, look_first: bool = False) -> int:
     # `look_first`: when nothing is due (the common case before a move), one read, with
     # no lock and no transaction.
     if (
@@ -54,7 +52,7 @@ def apply_due(
         return 0
     # The decision's writes go in one statement, as a move's do (play.store).
     with transaction.atomic(), store.writes_together() as writes:
-        table = lock_table_or_skip(table_id, wait=wait)
+        table = lock_table_or_skip(table_id)
         if table is None:
             return 0  # another sweeper (or a move) holds this table right now
         game = playing_game(table)

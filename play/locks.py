@@ -55,10 +55,10 @@ def lock_table_version(table_id: int) -> int:
     )
 
 
-def lock_table_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
+def lock_table_or_skip(table_id: int) -> Table | None:
     """The table's row locked, or None if another transaction holds it (the sweep moves on
-    to the next table; `wait`: wait for it instead)."""
-    return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
+    to the next table)."""
+    return Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
 
 
 def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
