@@ -10,11 +10,11 @@ from typing import Any
 
 from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
-from django.db.models import Q, Sum
+from django.db.models import Sum
 from django.utils.translation import gettext as _
 
+from accounts import ledger
 from accounts.models import Account, LedgerEntry, User
-from lib.prepared import PreparedQuery, insert, send_joined, update_fields
 
 WELCOME_GRANT_CHIPS = 10_000
 GRANTS_ACCOUNT_CODE = "grants"
@@ -59,7 +59,7 @@ def grants_account() -> Account:
 
 def escrow_account(code: str) -> Account:
     """An escrow account for stakes in play, e.g. escrow_account("escrow:round:42")."""
-    return _escrow_made(code, _ACCOUNT_BY_CODE.first(code=code))
+    return _escrow_made(code, Account.objects.filter(code=code).first())
 
 
 def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
@@ -67,7 +67,7 @@ def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
     user `user_id`, read in one statement: a stake or a payout of a game needs both, and
     the game's every chip move reads them (play.chips). The wallet must exist."""
     escrow = wallet = None
-    for account in _ESCROW_AND_WALLET.all(code=code, user_id=user_id):
+    for account in ledger.escrow_and_wallet_read(code, user_id):
         if account.code == code:
             escrow = account
         else:
@@ -80,7 +80,10 @@ def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
 def wallet_of(user_id: int) -> Account:
     """The wallet of user `user_id`, which must exist (a seated player's: every chip move
     of a game reads one, play.chips). `wallet_for` makes a missing one instead."""
-    return _WALLET.get(user_id=user_id)
+    wallet = ledger.wallet_read(user_id)
+    if wallet is None:
+        raise Account.DoesNotExist(f"no wallet of user {user_id}")
+    return wallet
 
 
 def _escrow_made(code: str, account: Account | None) -> Account:
@@ -88,9 +91,9 @@ def _escrow_made(code: str, account: Account | None) -> Account:
     if account is None:  # as get_or_create makes it, without its read again
         try:
             with transaction.atomic():
-                account = insert(Account(code=code, kind=Account.Kind.ESCROW))
+                account = Account.objects.create(code=code, kind=Account.Kind.ESCROW)
         except IntegrityError:  # made meanwhile by another transaction
-            account = _ACCOUNT_BY_CODE.first(code=code)
+            account = Account.objects.filter(code=code).first()
             if account is None:
                 raise
     if account.kind != Account.Kind.ESCROW:
@@ -99,26 +102,6 @@ def _escrow_made(code: str, account: Account | None) -> Account:
 
 
 # --- the transfer ----------------------------------------------------------------------
-
-# The ledger's statements, run with every move that stakes or pays chips: compiled once
-# (lib.prepared).
-_ACCOUNT_BY_CODE = PreparedQuery(lambda code: Account.objects.filter(code=code).order_by("pk")[:1])
-_ESCROW_AND_WALLET = PreparedQuery(
-    lambda code, user_id: Account.objects.filter(
-        Q(code=code) | Q(owner_id=user_id, kind=Account.Kind.PLAYER)
-    ).order_by("pk")
-)
-_WALLET = PreparedQuery(
-    lambda user_id: Account.objects.filter(owner_id=user_id, kind=Account.Kind.PLAYER).order_by(
-        "pk"
-    )[:1]
-)
-_TWO_ACCOUNTS_LOCKED = PreparedQuery(
-    lambda low, high: Account.objects.select_for_update().filter(pk__in=[low, high]).order_by("pk")
-)
-_ENTRY_BY_KEY = PreparedQuery(
-    lambda key: LedgerEntry.objects.filter(idempotency_key=key).order_by("pk")[:1]
-)
 
 
 def _same_movement(
@@ -135,7 +118,7 @@ def _same_movement(
 def _replay(
     key: str, source: Account, destination: Account, amount: int, reason: str
 ) -> LedgerEntry | None:
-    entry = _ENTRY_BY_KEY.first(key=key)
+    entry = LedgerEntry.objects.filter(idempotency_key=key).first()
     if entry is None:
         return None
     if not _same_movement(entry, source, destination, amount, reason):
@@ -173,62 +156,62 @@ def chips_transfer(
     if reason not in LedgerEntry.Reason.values:
         raise ValueError(f"unknown reason {reason!r}")
 
-    try:
-        with transaction.atomic():
-            # Lock both rows in primary-key order, so that two opposite transfers
-            # between the same accounts cannot deadlock.
-            low, high = sorted((source.pk, destination.pk))
-            locked = {a.pk: a for a in _TWO_ACCOUNTS_LOCKED.all(low=low, high=high)}
-            src, dst = locked[source.pk], locked[destination.pk]
-
-            # A key used before is not looked for first (a statement with every
-            # transfer, to catch a few replays): the ledger's unique key refuses the
-            # entry below, everything here rolls back, and the first entry is the
-            # answer (the IntegrityError branch). Only a refusal looks now: a replay of
-            # a transfer made already moves nothing, whatever the balance is since.
+    answer: LedgerEntry | None = None
+    refusal: ChipsError | None = None
+    # Its own transaction, or its caller's without a savepoint (two round trips saved): a
+    # refusal is decided before anything is written and raised once the block is left,
+    # so the caller's transaction goes on untouched; a failed write (the database's
+    # balance check) fails the caller's transaction with it.
+    with transaction.atomic(savepoint=False):
+        low, high = sorted((source.pk, destination.pk))
+        locked = {a.pk: a for a in ledger.accounts_locked(low, high)}
+        src, dst = locked[source.pk], locked[destination.pk]
+        try:
             if src.kind != Account.Kind.SYSTEM and src.balance < amount:
-                existing = _replay(idempotency_key, src, dst, amount, reason)
-                if existing is not None:
-                    return existing
-                raise InsufficientChips(
-                    _("Недостаточно фишек: нужно %(amount)d, доступно %(balance)d.")
-                    % {"amount": amount, "balance": src.balance}
+                # A replay of a transfer made already moves nothing and gets its entry,
+                # whatever the balance is since.
+                answer = _replay(idempotency_key, src, dst, amount, reason)
+                if answer is None:
+                    raise InsufficientChips(
+                        _("Недостаточно фишек: нужно %(amount)d, доступно %(balance)d.")
+                        % {"amount": amount, "balance": src.balance}
+                    )
+            else:
+                # The key is not looked for first (a statement with every transfer, to
+                # catch a few replays): the entry's insert finds it and nothing moves.
+                entry = LedgerEntry(
+                    source=src,
+                    destination=dst,
+                    amount=amount,
+                    reason=reason,
+                    memo=memo,
+                    round_ref=round_ref,
+                    game=game,
+                    idempotency_key=idempotency_key,
+                    source_balance_after=src.balance - amount,
+                    destination_balance_after=dst.balance + amount,
+                    created_by=created_by,
                 )
-
-            src.balance -= amount
-            dst.balance += amount
-            # In a client's command, the two balances and the entry go to the database
-            # in one round trip (lib.prepared.joined_writes), sent here, in the
-            # savepoint, so that a key used already is caught below.
-            update_fields(src, ["balance"], later=True)
-            update_fields(dst, ["balance"], later=True)
-            entry = LedgerEntry(
-                source=src,
-                destination=dst,
-                amount=amount,
-                reason=reason,
-                memo=memo,
-                round_ref=round_ref,
-                game=game,
-                idempotency_key=idempotency_key,
-                source_balance_after=src.balance,
-                destination_balance_after=dst.balance,
-                created_by=created_by,
-            )
-            insert(entry, later=True)
-            send_joined()
-    except IntegrityError:
-        # The key was used already (a replay: its entry is the answer, or a conflict),
-        # or committed concurrently meanwhile (the unique index made us wait for it):
-        # everything above rolled back. Not a replay (a balance constraint): raised.
-        existing = _replay(idempotency_key, source, destination, amount, reason)
-        if existing is None:
-            raise
-        return existing
-
+                src.balance -= amount
+                dst.balance += amount
+                if ledger.transfer_written(entry, src, dst):
+                    answer = entry
+                else:
+                    src.balance += amount
+                    dst.balance -= amount
+                    # The key was used already, maybe committed meanwhile by another
+                    # transaction (the insert waited for it): its entry is the answer.
+                    answer = _replay(idempotency_key, src, dst, amount, reason)
+                    if answer is None:  # pragma: no cover - the key is there
+                        raise IdempotencyConflict(idempotency_key)
+        except ChipsError as error:
+            refusal = error
+    if refusal is not None:
+        raise refusal
+    assert answer is not None
     # Keep the callers' objects in step with the database.
     source.balance, destination.balance = src.balance, dst.balance
-    return entry
+    return answer
 
 
 # --- grants ----------------------------------------------------------------------------

@@ -20,12 +20,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
-from django.db.models import QuerySet, Subquery
+from django.db import connection
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from lib.group_send import group_send_from_sync
-from lib.prepared import PreparedQuery
+from lib.rows import column, table_name
 
 logger = logging.getLogger(__name__)
 
@@ -45,21 +45,30 @@ def session_digest(session_key: str | None) -> str:
     return hashlib.sha256((session_key or "").encode()).hexdigest()
 
 
-def _session_with_user(session_key: str, now: Any, user_id: int) -> QuerySet[Any]:
-    users = get_user_model()._default_manager.filter(pk=user_id)
-    return (
-        Session.objects.filter(session_key=session_key, expire_date__gt=now)
-        .annotate(
-            password=Subquery(users.values("password")[:1]),
-            active=Subquery(users.values("is_active")[:1]),
+@functools.cache
+def _session_with_user_sql() -> str:
+    user = get_user_model()
+    users = table_name(user)
+    # Every command of a socket asks it (play.consumers): the session row with its user's
+    # password hash and active flag, one statement, written once (the same SQL on
+    # PostgreSQL and SQLite).
+    return f"""
+        SELECT s.{column(Session, "session_data")}, u.{column(user, "password")},
+               u.{column(user, "is_active")}
+        FROM {table_name(Session)} s
+        LEFT JOIN {users} u ON u.{column(user, "id")} = %s
+        WHERE s.{column(Session, "session_key")} = %s AND s.{column(Session, "expire_date")} > %s
+        LIMIT 1"""
+
+
+def _session_with_user(session_key: str, now: Any, user_id: int) -> Any:
+    expire_date = Session._meta.get_field("expire_date")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _session_with_user_sql(),
+            [user_id, session_key, expire_date.get_db_prep_value(now, connection)],
         )
-        .values_list("session_data", "password", "active")
-        .order_by("pk")[:1]
-    )
-
-
-# Every command of a socket asks it (play.consumers): compiled once (lib.prepared).
-_SESSION_WITH_USER = PreparedQuery(_session_with_user)
+        return cursor.fetchone()
 
 
 def session_current(*, session_key: str | None, user: Any) -> bool:
@@ -73,7 +82,7 @@ def session_current(*, session_key: str | None, user: Any) -> bool:
     if not session_key or user is None or not user.is_authenticated:
         return False
     if settings.SESSION_ENGINE == _DATABASE_SESSIONS:
-        row = _SESSION_WITH_USER.first(session_key=session_key, now=timezone.now(), user_id=user.pk)
+        row = _session_with_user(session_key, timezone.now(), user.pk)
         if row is None:
             return False
         encoded, password, active = row

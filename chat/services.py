@@ -21,7 +21,6 @@ from chat.errors import ChatRefused
 from chat.models import MAX_LENGTH, ChatMessage, FilterWord
 from chat.signals import message_posting
 from games import deals
-from lib.prepared import PreparedQuery
 from play.models import Game
 from tables.models import Seat, Table
 
@@ -184,15 +183,11 @@ def _held(table_id: int) -> QuerySet[ChatMessage]:
     return ChatMessage.objects.filter(table_id=table_id, held=True, released_at__isnull=True)
 
 
-_ANY_HELD = PreparedQuery(lambda table_id: _held(table_id).values_list("pk")[:1])
-
-
 def deal_ended_release(*, table_id: int) -> int:
     """The deal at the table ended: the messages held from its seated players go to them
     now. How many were released."""
-    # Most deals end with nothing held: one query on the partial index, no transaction,
-    # compiled once (lib.prepared: every deal's end at every table asks it).
-    if not _ANY_HELD.all(table_id=table_id):
+    # Most deals end with nothing held: one query on the partial index, no transaction.
+    if not _held(table_id).exists():
         return 0
     pending = _held(table_id)
     with transaction.atomic():

@@ -1,4 +1,16 @@
-"""The Redis channel layer, with one message-losing race of channels_redis closed.
+"""The Redis channel layers, with two ways channels_redis (4.3.0) loses messages closed.
+
+This module is the one place that touches channels_redis's private code, and the smallest
+patch that closes them: channels_redis has no working hook for either. What it relies on —
+core: `receive_single`, `receive_buffer`, `client_prefix`, `_group_key`; pubsub:
+`_get_layer`, `_layers`, `_args`, `_kwargs`, `utils._wrap_close`, `RedisPubSubLoopLayer`
+(`_shards`, `channels`, `groups`, `_subscribe_to_channel`, `_get_shard`,
+`_get_group_channel_name`) and `RedisSingleShardConnection` (`_do_receiving`, `_pubsub`,
+`_redis`, `_subscribed_to`, `_receive_message`, `_ensure_redis`) — is pinned to the
+version it was read from by tests/config/test_channel_layer_version.py, which fails
+when channels_redis changes, so that the patch is re-read against the new release.
+
+The core layer: a pop cancelled halfway.
 
 channels_redis reads a whole web process's messages through one Redis queue. Whichever
 consumer of the process holds its receive lock pops the next message (BZPOPMIN), backs it
@@ -7,7 +19,9 @@ When the lock holder is cancelled in between (its consumer is stopping: the sock
 the popped message is in neither the queue, the backup nor a buffer: another player's frame
 is lost. A drop of one player's socket while the table announced it to the others lost
 exactly that announcement (tests/integration/test_live_processes.py; the pop is channels_redis
-4.3's `receive_single`; upstream discussion: django/channels_redis#366).
+4.3's `receive_single`; upstream: django/channels_redis#366 and #151, a receive cancelled
+between the pop and its backup; tests/config/test_channel_layer.py shows 4.3.0 still
+loses it).
 
 Here the pop runs in a task of its own that the consumer's cancellation does not reach:
 the consumer stops at once, and the message it was fetching for another channel is filed
@@ -86,11 +100,14 @@ class RedisPubSubChannelLayer(pubsub.RedisPubSubChannelLayer):  # type: ignore[m
 
     - Losing Redis ends every consumer of the process, as the core layer does. Upstream
       logs the broken subscription and subscribes again once Redis is back, and what
-      was published meanwhile is gone without anyone knowing: a player whose last frame
-      was lost would look at it until the table next changed. Here every receiver of the
-      process fails at once (its consumer ends, daphne closes the socket with 1011), so
-      the clients reconnect and are sent a snapshot (docs/deployment.md, "What failures
-      look like to players"; tests/integration/test_faults.py).
+      was published meanwhile is gone without anyone knowing (django/channels_redis#256):
+      a player whose last frame was lost would look at it until the table next changed.
+      The layer's documented answer, the `on_disconnect` option (django/channels_redis
+      #259), is accepted by 4.3.0 but never acted on: its receive loop does not call it.
+      Here every receiver of the process fails at once (its consumer ends, daphne closes
+      the socket with 1011), so the clients reconnect and are sent a snapshot
+      (docs/deployment.md, "What failures look like to players";
+      tests/integration/test_faults.py).
     - `group_size`, which the lobby asks before it builds a diff (lobby.broadcast)."""
 
     def _get_layer(self) -> Any:

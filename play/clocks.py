@@ -12,8 +12,7 @@ from django.db import transaction
 
 from games import engine
 from games.ai import choose_action
-from lib.prepared import joined_writes
-from play import locks
+from play import locks, store
 from play.errors import PlayError
 from play.lifecycle import deal, start_next, transition
 from play.locks import latest_game, lock_table_or_skip, playing_game, read_seats, seconds
@@ -41,9 +40,7 @@ def apply_due_if_any(table_id: int, now: datetime.datetime) -> int:
     return apply_due(table_id, now, look_first=True)
 
 
-def apply_due(
-    table_id: int, now: datetime.datetime, *, wait: bool = False, look_first: bool = False
-) -> int:
+def apply_due(table_id: int, now: datetime.datetime, *, look_first: bool = False) -> int:
     # `look_first`: when nothing is due (the common case before a move), one read, with
     # no lock and no transaction.
     if (
@@ -53,28 +50,33 @@ def apply_due(
         ).exists()
     ):
         return 0
-    # The decision's writes go in one round trip with the COMMIT, as a move's do
-    # (play.locks.command_transaction); run inside a command, with the command's.
-    with transaction.atomic(), joined_writes() as joined:
-        table = lock_table_or_skip(table_id, wait=wait)
+    # The decision's writes go in one statement, as a move's do (play.store).
+    with transaction.atomic(), store.writes_together() as writes:
+        table = lock_table_or_skip(table_id)
         if table is None:
             return 0  # another sweeper (or a move) holds this table right now
         game = playing_game(table)
         if game is None or game.deadline is None or game.deadline > now:
             return 0
         read_seats(table)
-        seat_id = game.deadline_seat
-        entry = game.player_entry(seat_id) or {}
-        if entry.get("ai"):
-            turn = engine.legal_actions(game.state)
-            assert turn is not None and turn["seat"] == seat_id
-            view = engine.view(game.state, seat_id)
-            action = choose_action(game.variant, entry["ai"], view, turn["actions"])
-        else:
-            action = {"seat": seat_id, "action": "timeout"}
-        transition(table, game, action, now)
-        joined.send(commit=True)  # the last thing in the transaction
+        decision_due_play(table, game, now)
+        writes.send()
         return 1
+
+
+def decision_due_play(table: Table, game: Game, now: datetime.datetime) -> None:
+    """Play the decision that fell due at `game`: an AI seat's choice, a person's
+    timeout. The caller holds the table's lock and has read its seats."""
+    seat_id = game.deadline_seat
+    entry = game.player_entry(seat_id) or {}
+    if entry.get("ai"):
+        turn = engine.legal_actions(game.state)
+        assert turn is not None and turn["seat"] == seat_id
+        view = engine.view(game.state, seat_id)
+        action = choose_action(game.variant, entry["ai"], view, turn["actions"])
+    else:
+        action = {"seat": seat_id, "action": "timeout"}
+    transition(table, game, action, now)
 
 
 def start_due(table_id: int, now: datetime.datetime) -> int:

@@ -8,13 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError
+from django.db import transaction
 
-from lib.prepared import insert
-from play import locks
+from play import locks, store
 from play.clocks import apply_due_if_any, swept
 from play.errors import PlayError
-from play.locks import command_transaction, lock_table_version, seconds
+from play.locks import lock_table_version, seconds
 from play.models import ClientCommand
 from play.moves import version_expected
 from tables.models import Table
@@ -50,37 +49,31 @@ def command_once(
     `stale_version` if the table has moved on: checked under the table's row lock, which
     the command's service then holds until it commits (a service locks the table first)."""
     # A resent id is not looked for first (a query for every command, to catch a few
-    # resends): it runs again, and its stored answer wins — the store's unique key
-    # refuses the second row and everything the run did rolls back (_Repeat), or, when
-    # the run is refused (the move was made already), the stored answer is looked for.
+    # resends): it runs again, and the stored answer wins — the id's insert finds it and
+    # inserts nothing (store.Writes.send), and everything the run did rolls back
+    # (_Repeat), or, when the run is refused (the move was made already), the stored
+    # answer is looked for.
     refusal: PlayError | ValidationError | None = None
-    with command_transaction() as joined:
+    with transaction.atomic(), store.writes_together() as writes:
         try:
             if version is not None:
                 version_expected(lock_table_version(table.pk), version)
             outcome = run()
         except (PlayError, ValidationError) as error:
-            # Every service rolls its own writes back when it refuses; what stays is an
-            # overdue decision played first (game_act), which must stand: so commit.
             refusal = error
+            # A refusal writes nothing of its own: what waits is an overdue decision the
+            # move played first (game_act), which stands. A refusal after a write has
+            # marked the transaction for rollback, which then takes everything back.
+            if not transaction.get_rollback():
+                writes.send()
         else:
-            try:
-                # No savepoint (a round trip each way): a duplicate id abandons the whole
-                # transaction anyway (_Repeat rolls it back; a failed write marks it for
-                # rollback too).
-                insert(
-                    ClientCommand(user=user, table=table, client_id=client_id, outcome=outcome),
-                    later=True,
-                )
-                # The move's writes, the id and the COMMIT: one round trip on PostgreSQL.
-                # Nothing may follow it inside the transaction.
-                joined.send(commit=True)
-            except IntegrityError as error:
-                if not _is_this_command(error):
-                    raise
+            # The run's writes that waited and the command's id: one statement on
+            # PostgreSQL, before Django's COMMIT.
+            command = ClientCommand(user=user, table=table, client_id=client_id, outcome=outcome)
+            if not writes.send(command):
                 # The same id from another tab won the race; its outcome is the answer,
-                # and this attempt's changes roll back with the outer transaction.
-                raise _Repeat() from None
+                # and this attempt's changes roll back with the transaction.
+                raise _Repeat()
     if refusal is not None:
         # Refused because the same id from another tab was accepted while this one waited
         # for the table (its move made this one stale, or not this seat's turn): that
@@ -93,14 +86,6 @@ def command_once(
 
 class _Repeat(Exception):
     pass
-
-
-def _is_this_command(error: IntegrityError) -> bool:
-    """Whether `error` is the command's id stored twice — and not another of the writes
-    sent in the same round trip (lib.prepared.joined_writes). SQLite's errors name no
-    constraint, but there the id's insert is a statement of its own."""
-    diagnosis = getattr(error.__cause__, "diag", None)
-    return diagnosis is None or diagnosis.constraint_name == "client_command_once"
 
 
 def command_run(

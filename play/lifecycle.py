@@ -25,7 +25,7 @@ from games import fairness as fair
 from games.errors import RulesError
 from games.record import replay
 from games.shuffle import fresh_seed
-from lib.prepared import insert, update_fields
+from play import store
 from play.chips import chips_sync, eligible_seats, eligible_with_wallets
 from play.errors import PlayError
 from play.locks import forget_seats, latest_game, playing_game, seat_row, seconds, table_seats
@@ -213,7 +213,9 @@ def deal(table: Table, now: datetime.datetime) -> Game:
         commitment=pending["commitment"],
         carry={k: v for k, v in carry.items() if k in {p["id"] for p in players}},
     )
-    dealt = insert(GameEvent(game=game, version=state["version"], action=None, events=events))
+    dealt = store.event_insert(
+        GameEvent(game=game, version=state["version"], action=None, events=events)
+    )
     table.next_game_at = None
     _after(table, game, now)
     # The table's pending game, now dealt, is saved with its version.
@@ -228,31 +230,50 @@ def deal(table: Table, now: datetime.datetime) -> Game:
     return game
 
 
-def transition(
-    table: Table, game: Game, action: dict[str, Any], now: datetime.datetime
-) -> list[dict[str, Any]]:
-    """Apply one action to the game in play and persist everything it changed."""
+def rules_applied(game: Game, action: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The game's state and events after `action`, or the rules' refusal as a PlayError:
+    nothing is written, so a refusal here takes nothing back."""
     try:
         state, events = engine.apply(game.state, action)
     except RulesError as error:
         raise PlayError(error.code, _rules_message(error, game)) from error
+    return state, events
+
+
+def transition(
+    table: Table,
+    game: Game,
+    action: dict[str, Any],
+    now: datetime.datetime,
+    *,
+    applied: tuple[dict[str, Any], list[Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Apply one action to the game in play and persist everything it changed
+    (`applied`: the rules' answer, `rules_applied`, when the caller has it already)."""
+    state, events = applied if applied is not None else rules_applied(game, action)
     game.state = state
     game.actions = [*game.actions, action]
-    # A move's writes: each statement built once, and in a client's command sent with
-    # its other writes and the COMMIT in one round trip (lib.prepared, `later`).
-    made = insert(
+    # A move's writes (the event, the game, the table's version) wait, and in a client's
+    # command go to the database in one statement with the command's id (play.store).
+    made = store.event_insert(
         GameEvent(game=game, version=state["version"], action=action, events=events), later=True
     )
-    _after(table, game, now, events)
+    _after(table, game, now, events, later=True)
     if not game.state["finished"] and deals.ends_a_deal(events):
         # A finished game announces its deal's end in end_game, with a voided one's.
         _announce_deal_ended_on_commit(table.pk, game.pk)
-    frames_on_commit(table, game, close_if_settled(table, game, now, events), at=made.created_at)
+    shown = close_if_settled(table, game, now, events)
+    frames_on_commit(table, game, shown, at=made.created_at, later=True)
     return events
 
 
 def _after(
-    table: Table, game: Game, now: datetime.datetime, events: Sequence[dict[str, Any]] = ()
+    table: Table,
+    game: Game,
+    now: datetime.datetime,
+    events: Sequence[dict[str, Any]] = (),
+    *,
+    later: bool = False,
 ) -> None:
     """Chips, then the end of the game or the next decision's deadline; saves the game.
 
@@ -293,7 +314,7 @@ def _after(
         game.deadline = now + seconds(pause + wait)
     # What a transition changes (every other field is saved where it is changed): not the
     # game's players, options and seeds again with every move.
-    update_fields(game, _TRANSITION_FIELDS, later=True)
+    store.row_update(game, list(_TRANSITION_FIELDS), later=later)
 
 
 def _round_pause(game: Game, events: Sequence[dict[str, Any]]) -> float:
@@ -330,6 +351,7 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
     """The record is over: settle chips, reveal the seed (no card depends on it any more),
     store the hand record's result, free the seats of those who left, and schedule the
     next game where play goes on by itself."""
+    store.send_waiting()  # the game's last event is read below
     voided = status == Game.Status.VOIDED
     chips_sync(game, void=voided)
     game.status = status
@@ -407,6 +429,7 @@ def _allowed(turn: dict[str, Any] | None) -> str:
 def close_locked_table(table: Table, game: Game | None, now: datetime.datetime) -> None:
     """Close the locked table: a game still in play is voided, an announced one dropped,
     every seat freed."""
+    store.send_waiting()  # the rows written below, written in order
     if game is not None and game.is_playing:
         end_game(table, game, now, status=Game.Status.VOIDED)
     if table.status != Table.Status.CLOSED or table.closed_at is None:

@@ -13,18 +13,14 @@ that moves it moves it everywhere."""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import datetime
-from collections.abc import Iterator
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
-from lib.prepared import JoinedWrites, PreparedQuery, joined_writes, read_together
+from play import store
 from play.models import Game
-from play.selectors import presence_cutoff, seat_presence_since, seats_connected
+from play.selectors import presence_cutoff, seats_connected
 from tables.models import Seat, Table
 
 
@@ -36,34 +32,6 @@ def seconds(value: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=value)
 
 
-# Whether this context runs inside a client command's transaction (play.commands).
-_in_command: contextvars.ContextVar[bool] = contextvars.ContextVar("in_command", default=False)
-
-
-@contextlib.contextmanager
-def command_transaction() -> Iterator[JoinedWrites]:
-    """The one transaction of a client command: its service's writes and the command's id
-    (play.commands), committed together. A move's writes (its event, the game, the table's
-    version, the command's id) are made `later` (lib.prepared.joined_writes): on
-    PostgreSQL they go to the database in one round trip with the COMMIT
-    (`JoinedWrites.send(commit=True)`), not in five."""
-    token = _in_command.set(True)
-    try:
-        with transaction.atomic(), joined_writes() as joined:
-            yield joined
-    finally:
-        _in_command.reset(token)
-
-
-def service_transaction() -> transaction.Atomic:
-    """A move's transaction (called when the move runs, not as a decorator, whose
-    transaction would be fixed at import): its own, or — run as a client's command —
-    the command's, without a savepoint of its own. A refusal then rolls the whole
-    command back, which holds nothing else (a refused command stores nothing), and each
-    command saves two round trips (SAVEPOINT, RELEASE: a seventh of a move's queries)."""
-    return transaction.atomic(savepoint=not _in_command.get())
-
-
 def lock_table(table_id: int) -> Table:
     """The table's row, locked to the end of the transaction: one writer per table. Every
     service that changes a table starts here (or with `lock_table_with_host`)."""
@@ -73,54 +41,7 @@ def lock_table(table_id: int) -> Table:
 def lock_table_with_host(table_id: int) -> Table:
     """The table, locked for the command that reads it (only its own row: the host, whose
     name goes into every frame (frames.table_info), is read with it, not locked)."""
-    return _TABLE_WITH_HOST.get(table_id=table_id)
-
-
-# A user's name is all a table's frames show of its host and its seated players (their
-# seat ids, their labels): the rest of a user row (a password hash, dates, flags) is not
-# read with every move.
-_TABLE_FIELDS = [f.name for f in Table._meta.concrete_fields]
-
-_SEAT_FIELDS = [f.name for f in Seat._meta.concrete_fields]
-
-_GAME_FIELDS = [f.name for f in Game._meta.concrete_fields]
-
-# The statements every move and client seed begins with, compiled once (lib.prepared:
-# compiling them again for every move cost more CPU than running them).
-_TABLE_WITH_HOST = PreparedQuery(
-    lambda table_id: (
-        Table.objects.select_for_update(of=("self",))
-        .select_related("created_by")
-        .only(*_TABLE_FIELDS, "created_by__username")
-        .filter(pk=table_id)[:1]
-    )
-)
-
-# The table locked first, then its game: PostgreSQL locks a joined row's parts in the
-# order `FOR UPDATE OF` names them.
-_TABLE_AND_GAME = PreparedQuery(
-    lambda table_id: (
-        Game.objects.select_for_update(of=("table", "self"))
-        .select_related("table__created_by")
-        .only(
-            *_GAME_FIELDS,
-            *(f"table__{name}" for name in _TABLE_FIELDS),
-            "table__created_by__username",
-        )
-        .filter(table_id=table_id, status=Game.Status.PLAYING)
-        .order_by("pk")[:1]
-    )
-)
-
-_SEATS_WITH_PRESENCE = PreparedQuery(
-    lambda table_id, cutoff: (
-        Seat.objects.filter(table_id=table_id)
-        .select_related("player")
-        .only(*_SEAT_FIELDS, "player__username")
-        .annotate(**seat_presence_since(cutoff))
-        .order_by("number")
-    )
-)
+    return store.table_with_host_locked(table_id)
 
 
 def lock_table_version(table_id: int) -> int:
@@ -134,30 +55,24 @@ def lock_table_version(table_id: int) -> int:
     )
 
 
-def lock_table_or_skip(table_id: int, *, wait: bool = False) -> Table | None:
+def lock_table_or_skip(table_id: int) -> Table | None:
     """The table's row locked, or None if another transaction holds it (the sweep moves on
-    to the next table; `wait`: wait for it instead)."""
-    return Table.objects.select_for_update(skip_locked=not wait).filter(pk=table_id).first()
+    to the next table)."""
+    return Table.objects.select_for_update(skip_locked=True).filter(pk=table_id).first()
 
 
 def lock_table_and_game(table_id: int) -> tuple[Table, Game | None]:
     """The table locked with its host read (`lock_table_with_host`) and its game in play
-    locked (`playing_game`): one statement when a game is in play (a move's case), the
-    two of them otherwise. The table's row is locked first, as everywhere else: PostgreSQL
-    locks a joined row's parts in the order `FOR UPDATE OF` names them.
+    locked (`playing_game`), the seats read after the locks (`read_seats`): one round trip
+    when a game is in play (a move's case, play.store), more otherwise. The table's row
+    is locked first, as everywhere else.
 
     Waiting for the lock, the statement sees the latest version of both rows (READ
     COMMITTED re-checks a locked row), but not a game begun meanwhile: then it finds none,
-    and the two statements of old, each with a fresh snapshot, find that game."""
+    and the statements that follow, each with a fresh snapshot, find that game."""
     at = now()
-    # The seats are read in the same round trip, after the lock is granted, as
-    # `read_seats` reads them (`table_seats` gives them to the move).
-    games, seats = read_together(
-        (_TABLE_AND_GAME, {"table_id": table_id}),
-        (_SEATS_WITH_PRESENCE, {"table_id": table_id, "cutoff": presence_cutoff(at)}),
-    )
-    if games:
-        game = games[0]
+    game, seats = store.table_and_game_locked(table_id, presence_cutoff(at))
+    if game is not None:
         _seats_known(game.table, seats, at)
         return game.table, game
     table = lock_table_with_host(table_id)
@@ -201,7 +116,7 @@ def read_seats(table: Table) -> list[Seat]:
     race the same way with a socket that opens or closes meanwhile, whose own presence
     frame follows its commit."""
     at = now()
-    seats = _SEATS_WITH_PRESENCE.all(table_id=table.pk, cutoff=presence_cutoff(at))
+    seats = store.seats_read(table.pk, presence_cutoff(at))
     _seats_known(table, seats, at)
     return seats
 

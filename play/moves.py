@@ -4,6 +4,7 @@ resume it, and a solo player's new game and end of session."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -12,9 +13,16 @@ from django.utils.translation import gettext as _
 from games import engine
 from games import fairness as fair
 from play import locks
-from play.clocks import apply_due
+from play.clocks import decision_due_play
 from play.errors import PlayError
-from play.lifecycle import deal, end_game, start_next, transition, waiting_for_seeds
+from play.lifecycle import (
+    deal,
+    end_game,
+    rules_applied,
+    start_next,
+    transition,
+    waiting_for_seeds,
+)
 from play.locks import (
     latest_game,
     lock_table,
@@ -22,7 +30,6 @@ from play.locks import (
     lock_table_with_host,
     playing_game,
     read_seats,
-    service_transaction,
     table_seats,
 )
 from play.models import Game
@@ -57,15 +64,27 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
 
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
-    every player has given one, the cards are dealt. Run as a client's command, in the
-    command's transaction without a savepoint of its own, as a move
-    (`locks.service_transaction`): it refuses before it writes anything."""
-    with service_transaction():
-        return _client_seed_give(table, player, seed)
+    every player has given one, the cards are dealt.
+
+    Its own transaction, or a client command's without a savepoint (two round trips
+    saved): a refusal is decided before anything is written and raised once the block
+    is left, so it has nothing to take back."""
+    refusal: PlayError | None = None
+    with transaction.atomic(savepoint=False):
+        table = lock_table_with_host(table.pk)
+        try:
+            seat = _seed_checked(table, player, seed)
+        except PlayError as error:
+            refusal = error
+        else:
+            outcome = _seed_given(table, seat, seed)
+    if refusal is not None:
+        raise refusal
+    return outcome
 
 
-def _client_seed_give(table: Table, player: Any, seed: str) -> dict[str, Any]:
-    table = lock_table_with_host(table.pk)
+def _seed_checked(table: Table, player: Any, seed: str) -> Any:
+    """The player's seat, if they may give `seed` for the announced game."""
     pending = table.pending
     seat = next((s for s in read_seats(table) if s.player_id == player.pk), None)
     if pending is None:
@@ -79,6 +98,12 @@ def _client_seed_give(table: Table, player: Any, seed: str) -> dict[str, Any]:
         )
     if seat.seat_id in pending["client_seeds"]:
         raise PlayError("seed_given", _("Ваш ключ для этой игры уже принят."))
+    return seat
+
+
+def _seed_given(table: Table, seat: Any, seed: str) -> dict[str, Any]:
+    pending = table.pending
+    assert pending is not None
     pending["client_seeds"][seat.seat_id] = seed
     table.pending = pending
     if not waiting_for_seeds(table):
@@ -97,6 +122,7 @@ def _client_seed_give(table: Table, player: Any, seed: str) -> dict[str, Any]:
         [{"type": "client_seed", "seat": seat.seat_id}],
         saving=["pending"],
         latest_known=True,
+        later=True,
     )
     return {"game": pending["number"]}
 
@@ -108,24 +134,33 @@ _ACTION_ARGUMENTS = ("amount", "position", "target")
 def game_act(
     *, table: Table, player: Any, action: dict[str, Any], version: int | None
 ) -> dict[str, Any]:
-    """A seated player's move. An overdue deadline is played first (in its own
-    transaction, so it stands whatever happens to this move)."""
-    # The move looks for a due deadline under the table's lock, which it waits for
-    # rather than skipping the table as the sweepers do: whoever holds it may not be
-    # about to play the deadline (another player's command, or a sweep whose worker died
-    # mid-transaction and whose lock stays until PostgreSQL notices), and a move that
-    # skipped the check would then be applied past its deadline.
+    """A seated player's move. A decision that fell due before it is played first.
+
+    Its own transaction, or a client command's without a savepoint (two round trips
+    saved): a refusal is decided before anything of the move is written and raised once
+    the block is left, so it takes nothing back."""
     now = locks.now()
-    with service_transaction():
-        outcome = _act(table, player, action, version, now)
-    if outcome is not _DUE_MEANWHILE:
-        return outcome
-    # Nothing of the move was written: play the overdue decision (its own transaction,
-    # so it stands whatever happens to the move), then the move, in a savepoint of its
-    # own (a refusal of the move must not take the overdue decision back with it).
-    apply_due(table.pk, now, wait=True)
-    with transaction.atomic():
-        return _act(table, player, action, version, None)
+    refusal: PlayError | None = None
+    with transaction.atomic(savepoint=False):
+        table, game = lock_table_and_game(table.pk)
+        if game is not None and game.deadline is not None and game.deadline <= now:
+            # Due under the lock the move waited for (rather than skipping the table as
+            # the sweepers do: whoever held it may not be about to play the deadline, and
+            # a move that skipped it would be applied past its deadline). It stands when
+            # the move is refused; a move that fails as it writes takes it back with it,
+            # and the sweep plays it again.
+            decision_due_play(table, game, now)
+            if not game.is_playing:
+                game = None
+        try:
+            move = _move_checked(table, game, player, action, version)
+        except PlayError as error:
+            refusal = error
+        else:
+            outcome = move()
+    if refusal is not None:
+        raise refusal
+    return outcome
 
 
 def version_expected(now: int, version: int | None) -> None:
@@ -139,28 +174,15 @@ def version_expected(now: int, version: int | None) -> None:
         )
 
 
-# `_act`'s answer when the decision it meets is overdue: returned, not raised, so that
-# no exception leaves the move's transaction (run as a client's command it has no
-# savepoint, and an exception would mark the whole command for rollback).
-_DUE_MEANWHILE: dict[str, Any] = {}
-
-
-def _act(
+def _move_checked(
     table: Table,
+    game: Game | None,
     player: Any,
     action: dict[str, Any],
     version: int | None,
-    checked_at: datetime.datetime | None,
-) -> dict[str, Any]:
-    """The move, in its caller's transaction (`game_act`)."""
-    table, game = lock_table_and_game(table.pk)
-    if (
-        checked_at is not None
-        and game is not None
-        and game.deadline is not None
-        and game.deadline <= checked_at
-    ):
-        return _DUE_MEANWHILE
+) -> Callable[[], dict[str, Any]]:
+    """The move's checks, the rules' among them, with nothing written yet: the move to
+    make, or its refusal raised."""
     if game is None:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))
     version_expected(table.version, version)
@@ -172,20 +194,30 @@ def _act(
         raise PlayError("paused", _("Игра на паузе."))
     name = action.get("action")
     if table.variant == SOLO and name == "new_game":
-        return _solo_new_game(table, game)
+        _solo_new_game_allowed(game)
+        return lambda: _solo_new_game(table, game)
     if name == "remove" or name == "timeout" or (name == "cut" and table.variant != SALON):
         raise PlayError("illegal_action", _("Этот ход нельзя сделать самому."))
     move = {"seat": seat.seat_id, "action": name}
     move.update({k: action[k] for k in _ACTION_ARGUMENTS if k in action})
-    transition(table, game, move, locks.now())
-    return {"version": table.version}
+    applied = rules_applied(game, move)
+
+    def made() -> dict[str, Any]:
+        transition(table, game, move, locks.now(), applied=applied)
+        return {"version": table.version}
+
+    return made
+
+
+def _solo_new_game_allowed(game: Game) -> None:
+    if game.state.get("bet") is not None:
+        raise PlayError("illegal_action", _("Новую игру нельзя начать, пока ставка в игре."))
 
 
 def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
     """«Новая игра»: the current game's record ends (its seed is revealed) and a fresh game
     with a fresh seed begins. Refused while a confirmed bet is in play (docs/rules/solo.md §5.2)."""
-    if game.state.get("bet") is not None:
-        raise PlayError("illegal_action", _("Новую игру нельзя начать, пока ставка в игре."))
+    _solo_new_game_allowed(game)
     now = locks.now()
     end_game(table, game, now, status=Game.Status.FINISHED)
     start_next(table, now)

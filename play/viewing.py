@@ -10,8 +10,7 @@ from typing import Any
 from django.db import transaction
 
 from games import engine
-from lib.prepared import update_fields
-from play import broadcast, locks
+from play import broadcast, locks, store
 from play.frames import epoch_ms, frame, table_info
 from play.locks import latest_game, seats_read_connected, table_seats
 from play.models import Game, GameEvent
@@ -27,17 +26,23 @@ def frames_on_commit(
     saving: Sequence[str] = (),
     latest_known: bool = False,
     at: datetime.datetime | None = None,
+    later: bool = False,
 ) -> None:
     """A new table version: save it and, once committed, send each viewer its frame.
     `saving`: more of the table's columns that the change wrote, saved in the same
     statement as its version (a statement of their own each was a round trip more).
     `latest_known`: `game` is the table's latest game, None when it has had none yet
     (not looked for again). `at`: the time of the game's transition the change is (its
-    event's `created_at`), told in the frames as their history entry tells it."""
+    event's `created_at`), told in the frames as their history entry tells it. `later`: the
+    save waits for the transaction's other writes (play.store)."""
     table.version += 1
-    # Every change saves its version: the statement built once, sent with the change's
-    # other writes in a client's command (lib.prepared, `later`).
-    update_fields(table, ["version", "next_game_at", *saving], later=True)
+    # Every change saves its version, only over the version it was decided on.
+    store.row_update(
+        table,
+        ["version", "next_game_at", *saving],
+        version_was=table.version - 1,
+        later=later,
+    )
     common = _viewing(table, game, connected=seats_read_connected(table), game_known=latest_known)
     # The table's part is every viewer's alike: built once for all of the change's frames.
     info = table_info(table, common["seats"], common["connected"])

@@ -19,38 +19,35 @@ from tables import services
 from tables.models import Table
 from tests.play.live_helpers import playing, random_move, user_of
 
-# Round trips to the database (what the test counts: each statement Django sends, where
-# one may carry several — lib.prepared.joined_writes and read_together — and the COMMIT
-# that psycopg skips after a statement that ended with one left out).
+# Round trips to the database (what the test counts: each execute, however many statements
+# it carries, and BEGIN and COMMIT).
 #
 # On PostgreSQL: the consumer's look at the session (accounts.sessions.session_current),
-# BEGIN, the table and its game locked in one statement with the seats read after it,
-# with who of their players is connected (play.locks.lock_table_and_game), then the event,
-# the game and the table saved, the command stored and COMMIT in one round trip. No
-# savepoint: the move runs in the command's transaction (play.locks.service_transaction).
-# It was 9: the seats read apart, each write a round trip of its own and COMMIT apart.
-ROUND_TRIPS_PER_MOVE_WITHOUT_CHIPS = 4
+# BEGIN, the table and its game locked in one statement with the seats read after it in
+# the same query, with who of their players is connected (play.store.table_and_game_locked),
+# the event inserted, the game and the table saved and the command stored in one statement
+# (play.store.Writes.send), and COMMIT. No savepoint: the move runs in the command's
+# transaction (moves.game_act refuses before it writes).
+ROUND_TRIPS_PER_MOVE_WITHOUT_CHIPS = 5
 # A move that stakes or pays chips (one ledger entry) adds the escrow read with the
-# seat's wallet (one statement: accounts.services.escrow_and_wallet, the event sent ahead
-# of it) and the transfer: its savepoint, both accounts locked, both balances and the entry
-# in one round trip, the savepoint released. It was 16, 18 before a transfer stopped
-# looking for its idempotency key first and the escrow and the wallet were read apart.
-ROUND_TRIPS_PER_MOVE_WITH_ONE_TRANSFER = 9
-# SQLite runs one statement per execute (lib.prepared.sends_several), in the process: the
-# same statements, each sent alone.
+# seat's wallet (one statement: accounts.services.escrow_and_wallet), both accounts
+# locked, and the entry with both balances in one statement (accounts.ledger): no
+# savepoint, a replayed key moving nothing.
+ROUND_TRIPS_PER_MOVE_WITH_ONE_TRANSFER = 8
+# SQLite runs the same reads and writes through the ORM, each a statement of its own, in
+# the process, and looks for a command's id before storing it (play.store).
 STATEMENTS_PER_MOVE_WITHOUT_CHIPS_SQLITE = 10
 STATEMENTS_PER_MOVE_WITH_ONE_TRANSFER_SQLITE = 16
 
 
 def round_trips(captured: list[dict[str, str]]) -> list[str]:
-    """The statements a command sent, up to its COMMIT (what follows is its broadcast's)."""
+    """What a command sent, up to its COMMIT (what follows is its broadcast's): each
+    execute (one query, however many statements it carries), BEGIN and COMMIT, which
+    Django logs with them."""
     sent: list[str] = []
     for query in captured:
-        sql = query["sql"]
-        if sql == "COMMIT" and sent and sent[-1].endswith("; COMMIT"):
-            break  # psycopg skipped it: the transaction had ended
-        sent.append(sql)
-        if sql == "COMMIT" or sql.endswith("; COMMIT"):
+        sent.append(query["sql"])
+        if query["sql"] == "COMMIT":
             break
     return sent
 
@@ -100,7 +97,7 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
             )
         assert "version" in outcome
         sql = round_trips(queries.captured_queries)
-        statements = [part for trip in sql for part in trip.split("; ")]
+        statements = [part.strip() for trip in sql for part in trip.split("; ")]
         reads = [q for q in statements if q.startswith("SELECT")]
         assert sum('FROM "tables_seat"' in q for q in reads) == 1, sql
         # The locked read of the table, its host and its game: one statement.
@@ -108,7 +105,7 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
         assert sum('FROM "tables_game"' in q for q in reads) == 1, sql
         # Who is connected: read with the seats, not in a statement of its own.
         assert not any(q.startswith('SELECT "tables_presence"') for q in reads), sql
-        entries = sum(q.startswith('INSERT INTO "accounts_ledgerentry"') for q in statements)
+        entries = sum('INSERT INTO "accounts_ledgerentry"' in q for q in statements)
         if entries == 0:
             budgets.append(len(sql))
         elif entries == 1 and not any(q.startswith("DELETE") for q in statements):
@@ -130,20 +127,16 @@ def test_a_move_reads_its_seats_once_and_keeps_to_its_query_budget(
 
 # A client seed, as a consumer runs it (command_run → client_seed_give): the session
 # check, BEGIN, the table locked with its host, the seats with who is connected, the
-# game shown (the latest), then the table saved (the seeds given with the version), the
-# command stored and COMMIT in one round trip on PostgreSQL (three on SQLite) — no
-# savepoint of its own (play.locks.service_transaction). It was 13: a savepoint (two), the
-# seeds and the version saved apart, who is connected, and the latest game looked for
-# twice at a table that had none yet; then 8 before the writes went together.
-ROUND_TRIPS_PER_CLIENT_SEED = {"postgresql": 6, "sqlite": 8}
+# game shown (the latest), then the table saved (the seeds given with the version) and
+# the command stored in one statement on PostgreSQL (two on SQLite, which looks for the
+# id first), and COMMIT — no savepoint of its own (client_seed_give refuses before it
+# writes).
+ROUND_TRIPS_PER_CLIENT_SEED = {"postgresql": 7, "sqlite": 9}
 # The last seed deals, in a savepoint (a deal the players have left is refused and the
 # seed kept): the wallets locked, the last game (twice), the game and its first event
-# inserted, the stakes moved into escrow through the ledger (each transfer a savepoint,
-# the accounts locked, its writes in one round trip on PostgreSQL, the savepoint
-# released), the game saved and the table saved once (its dealt seeds with its version:
-# it was three saves of the table and a savepoint more; 32 then; 27 before each transfer
-# stopped looking for its key first and the escrow was read with a wallet; 25 before the
-# writes went together on PostgreSQL).
+# inserted, the stakes moved into escrow through the ledger (each transfer its accounts
+# locked, then its entry and balances: one statement on PostgreSQL), the game saved and
+# the table saved once (its dealt seeds with its version).
 ROUND_TRIPS_PER_LAST_CLIENT_SEED = {"postgresql": 21, "sqlite": 25}
 
 
