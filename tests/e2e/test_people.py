@@ -9,12 +9,14 @@ profile-buttons-*.png and table-invite-*.png.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from people.blocks import blocked_ids
 from people.friends import friend_request_accept, friend_request_send, invite_send
+from play.models import Presence
 from tests.e2e.conftest import check_accessibility, shoot
 from tests.e2e.table_helpers import (
     create_table,
@@ -68,6 +70,11 @@ def test_the_lobby_shows_a_friend_at_a_public_table_and_an_invite_that_seats(
         # whenever the tab comes back into view), no longer names it. bob opened the lobby
         # as he signed in, so he is still online there.
         bobs.close()
+        # The panel's refresh reads bob's connections: ask for it once daphne has let go of
+        # them, not while his closing socket may still be counted.
+        deadline = time.monotonic() + 10
+        while Presence.objects.filter(user=bob).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
         page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
         page.wait_for_function(
             """() => {
