@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -43,6 +44,31 @@ def _missing(what: str) -> None:
 _DATABASE_FIXTURES = frozenset(
     {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"}
 )
+
+
+# The modules that take longest, first: pytest-xdist hands modules out in this order, so
+# that no process is left running one of them at the end while the others wait. Within a
+# module the order stays as written.
+_LONGEST_FIRST = (
+    "tests/e2e/test_table_phone.py",
+    "tests/e2e/test_lobby.py",
+    "tests/play/test_live_properties.py",
+    "tests/benchmarks/test_bench_live.py",
+    "tests/integration/",
+    "tests/games/test_properties.py",
+    "tests/e2e/",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = Path(item.path).relative_to(config.rootpath).as_posix()
+        return next(
+            (i for i, prefix in enumerate(_LONGEST_FIRST) if path.startswith(prefix)),
+            len(_LONGEST_FIRST),
+        )
+
+    items.sort(key=rank)
 
 
 def pytest_configure(config: pytest.Config) -> None:
