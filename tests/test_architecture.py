@@ -8,7 +8,7 @@ cycle cannot be hidden by moving an import into a function. An import names the 
 project module it reaches: `from tables import services` is an import of
 `tables.services`, `from tables.models import Game` one of `tables.models`. Importing a
 submodule runs its package's `__init__` too, but that is Python's mechanics, not a
-dependency the code states, so it is not an edge (`__init__` files here are empty or
+dependency the code states, so it is not an edge (`__init__` files here hold a docstring at most or
 import their own submodules).
 """
 
