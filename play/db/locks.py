@@ -29,7 +29,7 @@ def lock_table(table_id: int) -> Table:
 
 def lock_table_with_host(table_id: int) -> Table:
     """The table, locked for the command that reads it (only its own row: the host, whose
-    name goes into every frame (frames.table_info), is read with it, not locked)."""
+    name goes into every frame (build.table_info), is read with it, not locked)."""
     return store.table_with_host_locked(table_id)
 
 

@@ -1,7 +1,7 @@
 """A table's games from start to end: the shuffle's commitment and the deal, every
 transition of the rules engine (AI turns and the deadline of the next decision included),
 the end of a game and what follows it, and closing a table. The public services of
-play/ (seating, moves, clocks, closing) all come through here.
+play/services/ (seating, moves, deadlines, closing) all come through here.
 
 These are the steps of those services, not services: each expects its caller to hold
 the table's row lock (play/db/locks.py) inside the caller's transaction.
