@@ -65,7 +65,7 @@ def escrow_account(code: str) -> Account:
 def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
     """The escrow account `code` (made if missing, as `escrow_account`) and the wallet of
     user `user_id`, read in one statement: a stake or a payout of a game needs both, and
-    the game's every chip move reads them (play.chips). The wallet must exist."""
+    the game's every chip move reads them (play.services.chips). The wallet must exist."""
     escrow = wallet = None
     for account in ledger.escrow_and_wallet_read(code, user_id):
         if account.code == code:
@@ -79,7 +79,7 @@ def escrow_and_wallet(code: str, user_id: int) -> tuple[Account, Account]:
 
 def wallet_of(user_id: int) -> Account:
     """The wallet of user `user_id`, which must exist (a seated player's: every chip move
-    of a game reads one, play.chips). `wallet_for` makes a missing one instead."""
+    of a game reads one, play.services.chips). `wallet_for` makes a missing one instead."""
     wallet = ledger.wallet_read(user_id)
     if wallet is None:
         raise Account.DoesNotExist(f"no wallet of user {user_id}")

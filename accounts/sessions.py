@@ -49,7 +49,7 @@ def session_digest(session_key: str | None) -> str:
 def _session_with_user_sql() -> str:
     user = get_user_model()
     users = table_name(user)
-    # Every command of a socket asks it (play.consumers): the session row with its user's
+    # Every command of a socket asks it (play.edge.consumers): the session row with its user's
     # password hash and active flag, one statement, written once (the same SQL on
     # PostgreSQL and SQLite).
     return f"""

@@ -17,7 +17,7 @@ class ChatConfig(AppConfig):
         from chat.extension import ChatExtension
         from chat.models import FilterWord
         from people.signals import blocks_changed
-        from play import extensions
+        from play.edge import extensions
         from play.signals import deal_ended
 
         extensions.register(ChatExtension())

@@ -8,10 +8,10 @@ from typing import Any
 
 from chat import phrases
 from chat.models import ChatMessage
-from play import broadcast
-from play.broadcast import table_group
-from play.extensions import extension_event
-from play.frames import epoch_ms
+from play.edge.extensions import extension_event
+from play.frames import broadcast
+from play.frames.broadcast import table_group
+from play.frames.build import epoch_ms
 
 NAME = "chat"
 

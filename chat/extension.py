@@ -1,4 +1,4 @@
-"""The table chat on the table socket (play.extensions): the `chat` client message, the
+"""The table chat on the table socket (play.edge.extensions): the `chat` client message, the
 history a connection is sent when it opens, and each viewer's frames of the messages
 the table's group carries (docs/protocol.md §17)."""
 
@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 from chat import delivery, services
 from chat.errors import ChatRefused
 from people.blocks import blocked_ids
-from play.extensions import Connection
-from play.sockets import database, error_frame, safe_id
+from play.edge.extensions import Connection
+from play.edge.sockets import database, error_frame, safe_id
 
 # How long a message's id is remembered, so that a resend posts it once.
 RESEND_WINDOW_SECONDS = 600

@@ -20,8 +20,8 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from config.health import HealthCheckMiddleware  # noqa: E402
 from config.origin import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
-from play.sockets import ClosesOnDatabaseFaults  # noqa: E402
-from play.ticker import StartTickerMiddleware  # noqa: E402
+from play.clock.ticker import StartTickerMiddleware  # noqa: E402
+from play.edge.sockets import ClosesOnDatabaseFaults  # noqa: E402
 
 application = StartTickerMiddleware(
     ProtocolTypeRouter(

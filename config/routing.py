@@ -4,7 +4,7 @@ from django.conf import settings
 from django.urls import path
 
 from lobby.consumers import LobbyConsumer
-from play.consumers import TableConsumer
+from play.edge.consumers import TableConsumer
 
 
 def bench_patterns() -> list[Any]:

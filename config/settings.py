@@ -20,7 +20,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from play.schedules import DeadlinesDue
+from play.clock.schedules import DeadlinesDue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -198,7 +198,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # The cache holds short-lived counters shared by every web process: the per-user message
-# budget of the sockets (play/sockets.py) and the sign-up and password-reset limits
+# budget of the sockets (play/edge/sockets.py) and the sign-up and password-reset limits
 # (accounts/throttling.py). On Redis when there is one, so that all the
 # processes behind a load balancer count together; in-process memory when embedded.
 CACHES = {
@@ -216,7 +216,7 @@ CACHES = {
 }
 
 # Without Redis there is no broker: tasks run in the caller's process, and the in-process
-# ticker (play.ticker) stands in for beat.
+# ticker (play.clock.ticker) stands in for beat.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
@@ -230,7 +230,7 @@ CELERY_TIMEZONE = "UTC"
 # behind (make bench-live: p99 198 → 145 ms, timeouts' lateness p99 992 → 276 ms).
 DEADLINE_SWEEP_SECONDS = env.float("DEADLINE_SWEEP_SECONDS", default=0.25)
 # Beat asks the database every tick when the next deadline falls due and sends the sweep
-# only then (play.schedules: idle tables cost no Celery task), and at least once a minute
+# only then (play.clock.schedules: idle tables cost no Celery task), and at least once a minute
 # for the sweep's housekeeping.
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
@@ -300,7 +300,7 @@ TABLES_OPEN_PER_USER = env.int("TABLES_OPEN_PER_USER", default=3)
 # How many tables a player may open per clock hour (counted in the shared cache).
 TABLE_OPENS_PER_HOUR = env.int("TABLE_OPENS_PER_HOUR", default=10)
 # Sockets open at once (both kinds, every web process: counted in the shared cache,
-# play/connections.py) per signed-in user and per client address (behind the proxy
+# play/edge/connections.py) per signed-in user and per client address (behind the proxy
 # daphne takes it from X-Forwarded-For). A socket over either limit is closed at once
 # with 4430 (docs/protocol.md §3).
 WS_CONNECTIONS_PER_USER = env.int("WS_CONNECTIONS_PER_USER", default=10)

@@ -1,12 +1,12 @@
 """A finished game, replayed for the hand history: its steps as one player saw them, and
 the cards its shuffles dealt, for the browser's «Проверить» (docs/fairness.md).
 
-The game's hand record (`play.records.game_record`) is replayed through the rules engine from
-its seed and actions. Each step is what `games.engine.view` and `engine.events_for` give
-the viewer's seat after one action — exactly what the live table showed that seat — turned
-into a small scene (history/scenes.py: hands, cards, totals, a few facts) that
-static/js/history/replay.js draws. The last step is the record's result, which the
-game's players may download anyway.
+The game's hand record (`play.services.records.game_record`) is replayed through the
+rules engine from its seed and actions. Each step is what `games.engine.view` and
+`engine.events_for` give the viewer's seat after one action — exactly what the live
+table showed that seat — turned into a small scene (history/scenes.py: hands, cards,
+totals, a few facts) that static/js/history/replay.js draws. The last step is the
+record's result, which the game's players may download anyway.
 
 The draws are logged by `games.shoe.recording()` while the record replays: per shuffle,
 the cards dealt in order. They are built only for a game that is over, whose seeds are
@@ -29,7 +29,7 @@ from insights.coach import decision_dict, described
 from insights.models import Decision
 from insights.reviews import game_review
 from play.models import Game
-from play.records import game_record
+from play.services.records import game_record
 
 # The stock of a fresh shuffle per variant (docs/fairness.md, "Which shuffles"); a
 # `banker36` reshuffle of the discards is any other stock.

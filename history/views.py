@@ -13,9 +13,9 @@ from django.utils.translation import gettext as _
 
 from history.replays import replay, viewer_seat
 from history.scenes import signed
+from play.db.selectors import games_played_by
 from play.models import Game
-from play.records import public_record
-from play.selectors import games_played_by
+from play.services.records import public_record
 
 GAMES_PER_PAGE = 20
 

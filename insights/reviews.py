@@ -20,7 +20,7 @@ from django.db import transaction
 from games.strategy.review import REVIEWED, review_record
 from insights.models import Decision
 from play.models import Game
-from play.records import game_record
+from play.services.records import game_record
 
 logger = logging.getLogger(__name__)
 

@@ -41,8 +41,8 @@ from insights.coach import situation_label
 from insights.models import Decision
 from insights.reviews import games_review
 from insights.skill import MIN_DECISIONS, Skill, leaderboards, player_skills
+from play.db.selectors import games_seating
 from play.models import Game
-from play.selectors import games_seating
 from tables.parts import Parts
 from tables.variants import VARIANTS, Variant
 

@@ -1,6 +1,6 @@
 """Hand-written SQL and model instances, through Django's documented model API only.
 
-The live path writes its few hot statements as SQL (play/store.py, accounts/ledger.py):
+The live path writes its few hot statements as SQL (play/db/store.py, accounts/ledger.py):
 building the same querysets again for every move cost more CPU than running them. What
 those statements read becomes model instances as the ORM would make them — each column
 through its field's `from_db_value`, the instance through `Model.from_db` — and what

@@ -2,7 +2,7 @@
 
 A change to a table (tables.signals.table_changed, sent once it has committed) reaches
 `lobby_changed`; the changes of the next LOBBY_COALESCE_SECONDS are sent as one
-`lobby.diff` group message through live play's send queues (play/broadcast.py), in the
+`lobby.diff` group message through live play's send queues (play/frames/broadcast.py), in the
 order they were built.
 """
 
@@ -19,7 +19,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.dispatch import receiver
 
-from play import broadcast
+from play.frames import broadcast
 from tables.signals import table_changed
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ def _lobby_message(changes: dict[int, bool]) -> dict[str, Any]:
     in every language (each lobby connection picks its own), not once per connection;
     which of them are new to the lobby; the ids no longer listed, with the rows of those
     that closed (a page shows them closed for a while); who opened each listed one and
-    who sits there (a connection decides its own user's join buttons with play.seating,
+    who sits there (a connection decides its own user's join buttons with play.services.seating,
     and reads that user's seats again only when a change is at a table they sit at or
     just sat down at); and the lobby's counts as they stand after the batch. Only these
     tables are read, not the whole list (which every change re-sent to every lobby

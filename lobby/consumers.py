@@ -17,10 +17,7 @@ from lobby.broadcast import LOBBY_GROUP
 from lobby.forms import LobbyFilterForm
 from lobby.selectors import lobby_listing
 from lobby.services import table_open_with
-from play import broadcast
-from play.errors import PlayError
-from play.seating import Sitter, sitter_of
-from play.sockets import (
+from play.edge.sockets import (
     CLOSE_SESSION_ENDED,
     CLOSE_UNAUTHENTICATED,
     CountedAndSignedIn,
@@ -33,6 +30,9 @@ from play.sockets import (
     session_ended_message,
     socket_language,
 )
+from play.frames import broadcast
+from play.services.errors import PlayError
+from play.services.seating import Sitter, sitter_of
 
 logger = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ class LobbyConsumer(  # type: ignore[misc]
 
     async def lobby_diff(self, event: dict[str, Any]) -> None:
         """Changed tables (lobby.broadcast.lobby_changed): each as its own message, in
-        this connection's language and with this viewer's join verdict (play.seating) —
+        this connection's language and with this viewer's join verdict (play.services.seating) —
         not the whole list again — then the batch's `lobby_counts` (docs/protocol.md §14)."""
         language = socket_language(self.scope)
         tables = event["tables"]

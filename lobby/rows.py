@@ -1,5 +1,5 @@
 """A lobby row as one viewer sees it: the table's facts (`selectors.lobby_row`), whether
-the viewer may sit there — decided by play.seating, the one place that knows — and its
+the viewer may sit there — decided by play.services.seating, the one place that knows — and its
 markup (templates/lobby/lobby_row.html). The page, lobby.json and the lobby socket all
 build their rows here, so a live update is the row the page would render.
 """
@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
-from play.seating import HeldSeat, Sitter, Verdict, seat_verdict
+from play.services.seating import HeldSeat, Sitter, Verdict, seat_verdict
 
 
 def sitter_from(me: dict[str, Any] | None) -> Sitter | None:

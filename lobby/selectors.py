@@ -9,7 +9,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import Case, Count, F, Q, QuerySet, Value, When
 
-from play.seating import sitter_of
+from play.services.seating import sitter_of
 from tables.models import Seat, Table
 from tables.parts import Parts
 from tables.variants import VARIANTS
@@ -68,7 +68,7 @@ def quick_seat_tables(
     within `balance` (0 at the variants without chips, so no wallet condition there), and
     no seat of `player` (one they are leaving: they cannot sit there again yet). Most
     players waiting first (people, not AI seats), then the oldest (lowest id).
-    `play.seating.seat_take` checks all of it again under the table's lock.
+    `play.services.seating.seat_take` checks all of it again under the table's lock.
 
     `with_company`: only tables where a person is already seated, or that `player`
     hosts — where AI seats can fill a game, an empty table hosted by someone else is
@@ -124,7 +124,7 @@ def lobby_counts(min_entry: int | None = None, max_entry: int | None = None) -> 
     """How many open, public tables each variant has (under the entry-limit filters, if
     any; every variant present, 0 when it has none): one grouped query. lobby.json and
     the lobby socket's first message count under their filters; the socket's
-    `lobby_counts`, sent once per batch of diffs (play.broadcast), with none."""
+    `lobby_counts`, sent once per batch of diffs (play.frames.broadcast), with none."""
     counts = dict.fromkeys(VARIANTS, 0)
     for row in (
         _listed("", min_entry, max_entry).values("variant").annotate(n=Count("pk")).order_by()
@@ -164,7 +164,7 @@ def empty_listing() -> dict[str, Any]:
 
 def player_lobby_state(user: Any) -> dict[str, Any] | None:
     """What the lobby needs to know about the viewer to say whether they may sit where
-    (play.seating.sitter_of: their chip balance and the open tables they sit at) and the
+    (play.services.seating.sitter_of: their chip balance and the open tables they sit at) and the
     tables they opened. None when not signed in."""
     if user is None or not user.is_authenticated:
         return None

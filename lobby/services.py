@@ -16,8 +16,8 @@ from django.utils.translation import gettext as _
 from accounts.services import wallet_for
 from accounts.throttling import ThrottleHit, throttle_hit, throttle_release
 from lobby.selectors import quick_seat_tables
-from play.errors import PlayError, SeatError
-from play.seating import AI_VARIANTS, ai_seat_add, seat_take
+from play.services.errors import PlayError, SeatError
+from play.services.seating import AI_VARIANTS, ai_seat_add, seat_take
 from tables.models import Table
 from tables.services import table_create
 from tables.variants import BLACKJACK, SOLO, VARIANTS

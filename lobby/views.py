@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from lobby import rows, services
 from lobby.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
 from lobby.selectors import empty_listing, lobby_listing, player_lobby_state
-from play import errors, seating
+from play.services import errors, seating
 from tables.parts import Parts
 from tables.variants import BLACKJACK, SOLO, VARIANTS
 

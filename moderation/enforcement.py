@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from chat.errors import ChatRefused
 from moderation.models import Sanction
-from play.errors import SeatError
+from play.services.errors import SeatError
 
 
 def restriction_in_force(player_id: int, kind: str) -> Sanction | None:

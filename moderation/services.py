@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from chat.models import ChatMessage
 from chat.services import held_from
 from moderation.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, Report, Sanction
-from play.seating import seat_leave
+from play.services.seating import seat_leave
 from tables.models import Seat, Table
 
 logger = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ def sanction_apply(
 
 def stand_up_everywhere(player: Any) -> int:
     """A banned player stops playing now, not when they next sit: they stand up from every
-    open table, as if they had pressed «Встать» (play.seating.seat_leave: between games
+    open table, as if they had pressed «Встать» (play.services.seating.seat_leave: between games
     the seat is freed; mid-game their decisions are played by the clock at once — a
     forfeit — and the seat is freed when the game ends). Each table in a transaction of
     its own, after the ban is recorded: a table that cannot be left now (its database

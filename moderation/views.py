@@ -29,7 +29,7 @@ from chat.models import ChatMessage
 from chat.services import held_from
 from moderation.models import NOTE_MAX_LENGTH, Report
 from moderation.services import ReportRefused, notice_acknowledge, report_create
-from play.permissions import is_host
+from play.services.permissions import is_host
 
 REPORT_SCOPE = "report"  # reports filed, per player (accounts.throttling)
 

@@ -3,7 +3,7 @@ friends is online and where, and invites to a private table.
 
 "Online" is either of two signs of life, both cheap to read:
 - a live connection at a table: live play's presence rows (play.models.Presence, with
-  the heartbeat play.selectors keeps), the same rows that tell a table who is there;
+  the heartbeat play.db.selectors keeps), the same rows that tell a table who is there;
 - the lobby: the lobby socket records no presence, so the lobby page marks its viewer in
   the shared cache (`people:online:<user id>`, expiring after ONLINE_SECONDS) when it
   renders the friends panel and each time its script polls the panel (every
@@ -27,8 +27,8 @@ from django.utils.translation import gettext as _
 
 from people.blocks import blocked_between
 from people.models import FriendRequest, Friendship, Invite
+from play.db.selectors import PRESENCE_TTL_SECONDS, last_beats
 from play.models import Presence
-from play.selectors import PRESENCE_TTL_SECONDS, last_beats
 from tables.models import Seat, Table
 
 # The lobby's script polls the panel this often; a mark outlives two polls missed.
@@ -162,7 +162,7 @@ def may_invite(table: Table, user: Any) -> bool:
 
 def invite_join_url(table: Table) -> str:
     """The private table's invite link, as the table page expects it, sitting down at
-    once (play.pages, play.seating: `invite` and `sit`)."""
+    once (play.edge.pages, play.services.seating: `invite` and `sit`)."""
     query = urlencode({"invite": table.invite_code, "sit": 1})
     return f"{reverse('table', args=[table.pk])}?{query}"
 

@@ -20,8 +20,8 @@ from accounts.models import Account, LedgerEntry
 from games.strategy.review import REVIEWED
 from insights.skill import Skill, player_skills
 from insights.stats import skill_figures, unit_name
+from play.db.selectors import games_played_by
 from play.models import Game
-from play.selectors import games_played_by
 from tables.variants import VARIANTS, Variant
 
 RECENT_GAMES = 10

@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from people.models import Block
-from play.errors import SeatError
+from play.services.errors import SeatError
 from tables.models import Table
 
 

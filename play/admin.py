@@ -15,9 +15,9 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from accounts.models import LedgerEntry
 from games import engine
-from play import closing, records
-from play.errors import PlayError
 from play.models import Game, GameEvent
+from play.services import closing, records
+from play.services.errors import PlayError
 from tables.models import Seat, Table
 
 # How many of a table's latest games its admin page lists (the rest: the game list).

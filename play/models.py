@@ -21,7 +21,8 @@ from tables.variants import variant_choices
 class Game(models.Model):
     """One game of the rules engine at a table — a `classic` match, a `salon` or
     `blackjack` shoe, a `banker36` bank, a `solo` game — and so one hand record with one
-    seed. Written only by live play (play/lifecycle.py); the full state never leaves the server."""
+    seed. Written only by live play (play/services/lifecycle.py); the full state never
+    leaves the server."""
 
     class Status(models.TextChoices):
         PLAYING = "playing", _("идёт")
@@ -40,7 +41,7 @@ class Game(models.Model):
     # Who played: [{"id", "user": pk | None, "ai": level | "", "number", "chips"?}]
     players = models.JSONField(_("игроки"))
     # The options the engine was given (the record states them as a replay reads them:
-    # play.records.game_record), and the first banker.
+    # play.services.records.game_record), and the first banker.
     options = models.JSONField(_("параметры"))
     first_banker = models.CharField(_("первый банкир"), max_length=160, blank=True)
     # The record's seed, derived from the server seed and the client seeds.
@@ -55,7 +56,7 @@ class Game(models.Model):
     carry = models.JSONField(_("перенос"), default=dict)
     deadline = models.DateTimeField(_("срок решения"), null=True, blank=True, db_index=True)
     # When the running decision's clock starts, if later than the move that began it: in
-    # `classic`, the pause after a settled round (play.lifecycle); the deadline is a
+    # `classic`, the pause after a settled round (play.services.lifecycle); the deadline is a
     # decision's time after it. Null: the clock started with the move.
     clock_starts_at = models.DateTimeField(_("отсчёт начинается"), null=True, blank=True)
     deadline_seat = models.CharField(_("чьё решение"), max_length=160, blank=True)

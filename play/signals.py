@@ -1,6 +1,6 @@
 """What live play announces to the rest of the platform.
 
-Live play (play/lifecycle.py) sends these and imports none of their subscribers: the
+Live play (play/services/lifecycle.py) sends these and imports none of their subscribers: the
 decision reviews (`insights.tasks`, connected in `insights.apps.InsightsConfig.ready`)
 listen, and whatever else must follow a game subscribes here the same way, without live
 play knowing of it.
@@ -22,9 +22,9 @@ seat_requested = Signal()
 """A signed-in player asks for a seat at ``table`` (the locked `tables.models.Table`),
 with ``player``; the sender is `tables.models.Table`.
 
-Sent with `Signal.send` inside `play.seating.seat_take`'s transaction, after the table's
+Sent with `Signal.send` inside `play.services.seating.seat_take`'s transaction, after the table's
 own checks (open, not already seated) and before anything is written: a receiver that
-refuses the seat raises `play.errors.SeatError` with the protocol's error code, and the
+refuses the seat raises `play.services.errors.SeatError` with the protocol's error code, and the
 seat is not taken. So the social layer (a ban, a block between a player and a private
 table's host) refuses a seat without live play importing it.
 """

@@ -1,7 +1,7 @@
 from celery import shared_task
 from django.utils import timezone
 
-from play.sweep import deadlines_sweep
+from play.clock.sweep import deadlines_sweep
 
 
 # The task's name is what the web processes and beat put on the queue: it keeps the name
@@ -9,5 +9,6 @@ from play.sweep import deadlines_sweep
 # side by side during a deploy understand each other.
 @shared_task(name="tables.tasks.sweep_deadlines", ignore_result=True)
 def sweep_deadlines() -> int:
-    """Beat sends this when something is due (play.schedules, settings.CELERY_BEAT_SCHEDULE)."""
+    """Beat sends this when something is due (play.clock.schedules,
+    settings.CELERY_BEAT_SCHEDULE)."""
     return deadlines_sweep(now=timezone.now())

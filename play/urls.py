@@ -3,7 +3,7 @@ a QR code to join."""
 
 from django.urls import path
 
-from play import pages, screen
+from play.edge import pages, screen
 
 urlpatterns = [
     path("tables/<int:table_id>/", pages.table_page, name="table"),

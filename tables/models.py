@@ -117,7 +117,7 @@ class Table(models.Model):
     closed_at = models.DateTimeField(_("закрыт"), null=True, blank=True)
     # The host closed the table while chips were in play at a chip table: it closes once
     # the deal (salon) or the bank (banker36) in play settles, instead of voiding a deal
-    # the host has seen (play.closing.table_close_by_host).
+    # the host has seen (play.services.closing.table_close_by_host).
     closing = models.BooleanField(_("закроется после раздачи"), default=False, editable=False)
     # A private table is not listed in the lobby; its invite link carries this code.
     private = models.BooleanField(_("частный"), default=False)

@@ -116,7 +116,7 @@ VARIANTS: dict[str, Variant] = {
 }
 
 # The variants whose seats stake account chips: a player's chips are in play at one such
-# table at a time (play.seating).
+# table at a time (play.services.seating).
 CHIP_VARIANTS: tuple[str, ...] = tuple(k for k, v in VARIANTS.items() if v.stakes_chips)
 
 # Every stake field a table can carry; a variant uses a subset (Variant.stake_defaults).

@@ -223,7 +223,7 @@ def make_user(db: Any) -> Any:
 
 def reset_throttle_counts() -> None:
     """Forget every throttle count (accounts.throttling: sign-ups, password resets, table
-    opens) and every socket count (play.connections).
+    opens) and every socket count (play.edge.connections).
 
     They live in the cache, which is Redis when REDIS_URL is set and outlives a test run:
     a run an hour after another would start over some limits. Only the throttle's keys
@@ -232,7 +232,7 @@ def reset_throttle_counts() -> None:
     from django.core.cache import cache
 
     from accounts.throttling import KEY_PREFIX
-    from play import connections
+    from play.edge import connections
 
     backend = settings.CACHES["default"]["BACKEND"]
     if backend == "django.core.cache.backends.redis.RedisCache":

@@ -1,5 +1,6 @@
 """The project's import graph: no cycles anywhere, each app importing only the apps
-below it (`LAYERS`), and `games` depending on no other app.
+below it (`LAYERS`), inside live play each package importing only those below it
+(`PLAY_LAYERS`), and `games` depending on no other app.
 
 Read from the source with `ast`, not by importing: every `import` and `from ... import`
 statement counts, at any depth (inside functions, `if TYPE_CHECKING:` blocks, `try:`), so a
@@ -7,7 +8,7 @@ cycle cannot be hidden by moving an import into a function. An import names the 
 project module it reaches: `from tables import services` is an import of
 `tables.services`, `from tables.models import Game` one of `tables.models`. Importing a
 submodule runs its package's `__init__` too, but that is Python's mechanics, not a
-dependency the code states, so it is not an edge (`__init__` files here are empty or
+dependency the code states, so it is not an edge (`__init__` files here hold a docstring at most or
 import their own submodules).
 """
 
@@ -171,7 +172,7 @@ def _describe(cycle: list[str], graph: Mapping[str, list[Edge]]) -> str:
 def test_the_project_has_no_import_cycle():
     # The benchmarks and the tests too: a cycle there is as hard to follow as in an app.
     graph = import_graph(ROOT, [*APPS, "benchmarks", "tests"])
-    assert graph.get("play.lifecycle")  # the walk saw the code
+    assert graph.get("play.services.lifecycle")  # the walk saw the code
     found = [_describe(cycle, graph) for cycle in cycles(graph)]
     assert found == [], "import cycles:\n" + "\n".join(found)
 
@@ -256,3 +257,86 @@ def test_the_layer_check_names_an_import_that_runs_up(tmp_path):
         (tmp_path / app / f"{name}.py").write_text(text)
     graph = import_graph(tmp_path, ["games", "play", "insights"])
     assert _layer_breaches(graph) == ["play.models (line 2) imports insights.stats"]
+
+
+# Live play's layers from the ground up (play/README.md): a module may import its own
+# layer and those before it, never one after it. An entry names a package or a module; a
+# module belongs to the layer of the longest entry that contains it.
+#
+# The frames come before the services because a service schedules its frames inside its
+# own transaction (`play.frames.viewing.frames_on_commit`), to be sent once it commits.
+# The wall clock is ground that every layer reads, while the rest of play.clock (the
+# sweep, beat's schedule, the embedded ticker) drives services from the time as the edge
+# drives them from sockets: the deadline service they call (play.services.deadlines) is
+# the one a move calls first, so it is a service, not part of the clock.
+PLAY_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("play.models", "play.signals", "play.apps", "play.migrations", "play.clock.wall"),
+    ("play.db",),
+    ("play.frames",),
+    ("play.services",),
+    ("play.clock",),
+    ("play.edge",),
+    # What Django and Celery find by name: the admin, the beat task, the URLs.
+    ("play.admin", "play.tasks", "play.urls"),
+)
+
+
+def _play_layer(module: str, layers: tuple[tuple[str, ...], ...]) -> int | None:
+    """The rank of the longest entry of `layers` that is `module` or a package above it."""
+    best: tuple[int, int] | None = None
+    for rank, entries in enumerate(layers):
+        for entry in entries:
+            if (module == entry or module.startswith(entry + ".")) and (
+                best is None or len(entry) > best[0]
+            ):
+                best = (len(entry), rank)
+    return None if best is None else best[1]
+
+
+def _play_breaches(
+    graph: Mapping[str, list[Edge]], layers: tuple[tuple[str, ...], ...]
+) -> list[str]:
+    breaches = []
+    for source, edges in graph.items():
+        source_rank = _play_layer(source, layers)
+        for edge in edges:
+            target_rank = _play_layer(edge.target, layers)
+            if source_rank is None or target_rank is None or target_rank <= source_rank:
+                continue
+            breaches.append(f"{source} (line {edge.line}) imports {edge.target}")
+    return sorted(breaches)
+
+
+def test_every_module_of_live_play_has_a_layer():
+    graph = import_graph(ROOT, ["play"])
+    assert "play.services.moves" in graph  # the walk saw the code
+    # The package itself (an empty __init__) is in no layer.
+    unplaced = sorted(m for m in graph if m != "play" and _play_layer(m, PLAY_LAYERS) is None)
+    assert unplaced == []
+
+
+def test_each_layer_of_live_play_imports_only_the_layers_below_it():
+    assert _play_breaches(import_graph(ROOT, ["play"]), PLAY_LAYERS) == []
+
+
+def test_the_play_layer_check_names_an_import_that_runs_down_to_up(tmp_path):
+    # The store importing a service (in a function, as a lazy import would) is refused;
+    # the wall clock, ground, is placed by its own entry, not its package's.
+    files = {
+        "__init__.py": "",
+        "db/__init__.py": "",
+        "db/store.py": (
+            "from play.clock import wall\ndef later():\n    from play.services import moves\n"
+        ),
+        "clock/__init__.py": "",
+        "clock/wall.py": "",
+        "clock/sweep.py": "from play.services import moves\n",
+        "services/__init__.py": "",
+        "services/moves.py": "from play.db import store\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "play" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "play" / name).write_text(text)
+    layers = (("play.clock.wall",), ("play.db",), ("play.services",), ("play.clock",))
+    graph = import_graph(tmp_path, ["play"])
+    assert _play_breaches(graph, layers) == ["play.db.store (line 3) imports play.services.moves"]

@@ -390,7 +390,7 @@ def close_tables(ids: list[int]) -> dict[int, int]:
     """Close every table (a game in play is voided): the final versions."""
     from django.db import connection
 
-    from play import closing
+    from play.services import closing
     from tables.models import Table
 
     try:

@@ -20,14 +20,14 @@ PROFILE_CATEGORIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("PostgreSQL queries/commits", ("psycopg", "django/db/backends/")),
     ("ORM model building", ("django/db/",)),
     ("JSON", ("json/", "orjson")),
-    ("per-seat views and frames", ("games/", "play/frames.py", "play/viewing.py")),
+    ("per-seat views and frames", ("games/", "play/frames/build.py", "play/frames/viewing.py")),
     # Counted through the cache, or its Redis client directly (accounts.throttling).
     ("Redis cache (message budgets)", ("django/core/cache/", "accounts/throttling.py")),
     (
         "channel layer",
         ("channels_redis/", "msgpack/", "redis/", "channels/layers.py", "config/channel_layer.py"),
     ),
-    ("presence", ("play/presence.py", "play/connections.py")),
+    ("presence", ("play/services/presence.py", "play/edge/connections.py")),
     ("lobby", ("lobby/",)),
     (
         "sessions/auth",

@@ -1,5 +1,5 @@
 // The lobby: the server renders the open tables, each row for this viewer (its join
-// button says what play.seating decided); this keeps them current from the lobby socket
+// button says what play.services.seating decided); this keeps them current from the lobby socket
 // (docs/protocol.md §14) by swapping in the rows the server rendered, filters them by
 // variant, keeps «Ваши столы» as lobby.json gives it and the per-variant counts as the
 // socket's lobby_counts (or, under an entry-limit filter, lobby.json) give them, says when

@@ -8,8 +8,8 @@ from django.urls import reverse
 from accounts.models import LedgerEntry
 from accounts.reports import chip_flows
 from accounts.services import chips_transfer, escrow_account, wallet_for
-from play import moves, seating
 from play.models import Game
+from play.services import moves, seating
 from tables import services
 from tests.play.live_helpers import playing
 

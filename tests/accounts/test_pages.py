@@ -7,7 +7,7 @@ import random
 import pytest
 from django.urls import reverse
 
-from play import moves, seating
+from play.services import moves, seating
 from tables import services
 from tests.play.live_helpers import play_game_randomly
 

@@ -332,16 +332,16 @@ def test_the_profile_summary_puts_each_sample_in_its_first_matching_category(tmp
     )
     raw = "\n".join(
         [
-            f"{pool};action (play/commands.py:5);execute (django/db/models/sql/compiler.py:6);"
-            "execute (psycopg/cursor.py:7) 30",
-            f"{pool};action (play/commands.py:5);from_db (django/db/models/base.py:8) 20",
-            f"{loop};send (play/broadcast.py:9);dumps (json/__init__.py:10) 10",
-            f"{loop};frame (play/frames.py:11);view (games/engine.py:12) 15",
+            f"{pool};action (play/services/commands.py:5);"
+            "execute (django/db/models/sql/compiler.py:6);execute (psycopg/cursor.py:7) 30",
+            f"{pool};action (play/services/commands.py:5);from_db (django/db/models/base.py:8) 20",
+            f"{loop};send (play/frames/broadcast.py:9);dumps (json/__init__.py:10) 10",
+            f"{loop};frame (play/frames/build.py:11);view (games/engine.py:12) 15",
             f"{loop};receive (channels_redis/core.py:13) 10",
-            f"{loop};touch (play/presence.py:14);execute (psycopg/cursor.py:7) 5",
+            f"{loop};touch (play/services/presence.py:14);execute (psycopg/cursor.py:7) 5",
             f"{loop};changed (lobby/broadcast.py:15) 2",
             f"{loop};doRead (twisted/internet/tcp.py:16);onMessage (daphne/ws_protocol.py:17) 4",
-            f"{loop};handler (play/consumers.py:18);handle_reply (daphne/server.py:19) 1",
+            f"{loop};handler (play/edge/consumers.py:18);handle_reply (daphne/server.py:19) 1",
             f"{loop};dispatch (channels/consumer.py:20) 1",
             f"{loop} 1",
             f"{loop};_run_once (asyncio/base_events.py:21);select (selectors.py:22) 1",

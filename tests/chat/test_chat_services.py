@@ -108,7 +108,7 @@ def test_clean_text_keeps_emoji_sequences_and_drops_controls() -> None:
 def test_the_embedded_ticker_runs_the_hourly_pruning_as_beat_would(db, make_user, settings) -> None:
     """Without a broker there is no beat: the embedded ticker runs beat's periodic entries
     itself, so an embedded platform deletes what production deletes."""
-    from play import ticker
+    from play.clock import ticker
 
     settings.CHAT_RETENTION_DAYS = 30
     author = make_user("ann")
@@ -166,7 +166,7 @@ def test_the_ticker_finds_beats_tasks_in_a_web_process_that_never_imported_them(
         "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings'); "
         "django.setup(); import sys; "
         "assert 'chat.tasks' not in sys.modules; "
-        "from play.ticker import beat_task; "
+        "from play.clock.ticker import beat_task; "
         "print(beat_task('chat.tasks.chat_prune').name)"
     )
     done = subprocess.run(

@@ -14,8 +14,8 @@ from chat.models import ChatMessage
 from games import engine
 from people.models import Block
 from people.signals import blocks_changed
-from play import moves
 from play.models import Game
+from play.services import moves
 from tests.play.live_helpers import classic_started
 from tests.play.ws_helpers import TableClient
 
@@ -303,7 +303,7 @@ async def test_a_resent_message_id_posts_once_and_answers_as_the_first_time(clas
 
 
 def _close_table(table_id: int) -> None:
-    from play import closing
+    from play.services import closing
     from tables.models import Table
 
     table = Table.objects.get(pk=table_id)

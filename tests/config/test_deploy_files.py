@@ -223,7 +223,7 @@ SENT = [
     "accounts/services.py",
     "games/engine.py",
     "tables/models.py",
-    "play/consumers.py",
+    "play/edge/consumers.py",
     "lobby/consumers.py",
     "insights/stats.py",
     "history/replays.py",

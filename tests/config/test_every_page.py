@@ -16,8 +16,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from accounts.models import LedgerEntry
 from accounts.services import wallet_for
 from lobby import services as lobby_services
-from play import moves, seating
 from play.models import Game
+from play.services import moves, seating
 from tables.variants import VARIANTS
 from tests.play.live_helpers import game_over, play_step, playing
 

@@ -33,7 +33,7 @@ from unittest import mock
 from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 
 from accounts.services import player_register
-from play import broadcast
+from play.frames import broadcast
 from play.models import Presence
 from tables import services
 from tables.models import Table

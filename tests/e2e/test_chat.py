@@ -20,8 +20,8 @@ import pytest
 
 from games import engine
 from moderation.models import Report
-from play import moves, seating
 from play.models import Game
+from play.services import moves, seating
 from tests.e2e.conftest import ARTIFACTS, check_accessibility
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,

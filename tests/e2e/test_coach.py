@@ -6,7 +6,7 @@ cost, and the session summary counts the decisions. `solo` and `blackjack`.
 The deal is provably fair, so nobody chooses the cards; to be dealt a position whose
 best play is known, the test sits between the page and the server (as
 test_table_blackjack.py does): it swaps the page's client seed for one it grinds — replaying
-the deal as play.lifecycle.deal makes it — until the deal is the one it wants.
+the deal as play.services.lifecycle.deal makes it — until the deal is the one it wants.
 
 Screenshots at 360 and 1280 px (and 375 px) go to test-artifacts/.
 """
@@ -23,8 +23,8 @@ from games import engine
 from games import fairness as fair
 from games.strategy import solo
 from insights.models import Decision
-from play import lifecycle, seating
 from play.models import Game
+from play.services import lifecycle, seating
 from tables.models import Table
 from tests.e2e.conftest import ARTIFACTS, Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (

@@ -19,8 +19,9 @@ from games.cards import shoe as fresh_stock
 from games.shuffle import SeedStream, draw_lot, shuffled
 from history.replays import DECK_OF, replay
 from insights.models import Decision
-from play import broadcast, moves, seating
+from play.frames import broadcast
 from play.models import Game
+from play.services import moves, seating
 from tables import services
 from tests.e2e.conftest import Console, check_accessibility, shoot
 from tests.play.live_helpers import play_game_randomly, play_step, playing

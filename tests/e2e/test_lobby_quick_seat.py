@@ -10,7 +10,7 @@ import pytest
 
 from accounts.services import chips_adjust, wallet_for
 from play.models import Game
-from play.seating import seat_take
+from play.services.seating import seat_take
 from tables.models import Seat, Table
 from tables.services import table_create
 from tests.e2e.conftest import ARTIFACTS, Console, shoot

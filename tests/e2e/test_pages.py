@@ -158,7 +158,7 @@ def test_the_chip_statement_links_each_round_to_its_replay(
     import random
 
     from accounts.models import User
-    from play import moves, seating
+    from play.services import moves, seating
     from tables import services
     from tests.e2e.test_lobby import sign_in, with_password
     from tests.play.live_helpers import play_game_randomly

@@ -19,7 +19,7 @@ from accounts.models import DailyBonusClaim, LedgerEntry
 from accounts.services import chips_transfer, escrow_account, wallet_for
 from insights import skill
 from insights.models import Decision
-from play import moves, seating
+from play.services import moves, seating
 from tests.e2e.conftest import VIEWPORTS, Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (
     chips_in_header,

@@ -17,8 +17,9 @@ import pytest
 from accounts.services import player_register
 from insights.skill import MIN_DECISIONS
 from lobby import services as lobby_services
-from play import broadcast, moves, seating
+from play.frames import broadcast
 from play.models import Game
+from play.services import moves, seating
 from tables import services as tables_services
 from tests.e2e.conftest import ARTIFACTS, VIEWPORTS, Console, check_accessibility, shoot
 from tests.play.live_helpers import play_game_randomly, playing

@@ -5,7 +5,7 @@ Dealing is provably fair (docs/fairness.md): nobody can choose the cards, the se
 included. To be dealt a pair anyway, the test sits between the page and the server
 (Playwright's route_web_socket): when the page sends its client seed, the test reads the
 announced game's server seed from the test database, grinds client seeds — replaying the
-deal exactly as play.lifecycle.deal makes it — until the player's first hand is a pair
+deal exactly as play.services.lifecycle.deal makes it — until the player's first hand is a pair
 that may be split and then doubled, and sends that seed on instead of the page's. The
 page only sees its ack.
 
@@ -21,8 +21,8 @@ import pytest
 
 from games import engine
 from games import fairness as fair
-from play import lifecycle, seating
 from play.models import Game
+from play.services import lifecycle, seating
 from tables.models import Table
 from tests.e2e.conftest import Console, check_accessibility, shoot
 from tests.e2e.table_helpers import (

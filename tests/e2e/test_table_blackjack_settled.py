@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from play import seating
 from play.models import Game
+from play.services import seating
 from tests.e2e.conftest import ARTIFACTS, Console
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,

@@ -42,8 +42,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from play import seating
 from play.models import Game
+from play.services import seating
 from tables.models import Table
 from tests.e2e.conftest import ARTIFACTS, Console
 from tests.e2e.table_helpers import (

@@ -1,6 +1,6 @@
 """One way to start a table (issue 20): the page shows only the control that applies now —
 «Начать игру» for the host, «Готов» for everyone else — and a status line saying what
-happens next, by the server's rule (play/lifecycle.py: enough seats and everyone ready, or
+happens next, by the server's rule (play/services/lifecycle.py: enough seats and everyone ready, or
 the host's start)."""
 
 from __future__ import annotations

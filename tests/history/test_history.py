@@ -16,8 +16,8 @@ from games.cards import shoe as fresh_stock
 from games.shuffle import shuffled
 from history.replays import DECK_OF
 from history.views import GAMES_PER_PAGE
-from play import closing, moves, seating
 from play.models import Game
+from play.services import closing, moves, seating
 from tables import services
 from tests.play.live_helpers import play_game_randomly, playing
 

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from games.record import replay
-from play import moves, seating
+from play.services import moves, seating
 from tables import services
 from tests.play.live_helpers import play_game_randomly, playing
 

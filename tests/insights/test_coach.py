@@ -16,8 +16,8 @@ from insights.coach import situation_label
 from insights.models import Decision
 from insights.reviews import game_review
 from lobby import services as lobby_services
-from play import moves, records, seating
 from play.models import Game
+from play.services import moves, records, seating
 from tables import services as tables_services
 from tests.play.live_helpers import classic_started, play_game_randomly, playing
 

@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from accounts.services import chips_adjust, wallet_for
 from games import engine
-from play import closing, commands, errors, moves, seating, sweep
+from play.clock import sweep
 from play.models import Game
+from play.services import closing, commands, errors, moves, seating
 from tables import services
 from tests.play.live_helpers import conservation_holds, playing
 

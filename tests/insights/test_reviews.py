@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from games import engine
 from insights.models import Decision
-from play import moves
 from play.models import Game
+from play.services import moves
 from tests.play.live_helpers import classic_started, play_game_randomly, playing
 
 

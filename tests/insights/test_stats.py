@@ -22,8 +22,8 @@ from insights.coach import situation_label
 from insights.models import Decision
 from insights.skill import MIN_DECISIONS, RATED, leaderboard, player_skills, skill_of
 from lobby import services as lobby_services
-from play import closing, moves, seating
 from play.models import Game
+from play.services import closing, moves, seating
 from tables import services as tables_services
 from tests.play.live_helpers import classic_started, play_game_randomly, play_step, playing
 

@@ -22,8 +22,8 @@ from insights import skill
 from insights.models import Decision
 from insights.reviews import game_review
 from insights.skill import MIN_DECISIONS
-from play import moves, seating
 from play.models import Game
+from play.services import moves, seating
 from tables import services
 from tables.models import Table
 from tests.play.live_helpers import playing

@@ -38,8 +38,8 @@ from benchmarks import http_login
 from benchmarks.live.stack import Stack
 from games import engine
 from games.record import replay
-from play import records
 from play.models import Game
+from play.services import records
 from tables.models import Table
 
 PASSWORD = "Live-Table-Pass-42"

@@ -37,8 +37,8 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Account, LedgerEntry
-from play import seating
 from play.models import ClientCommand, Game, GameEvent, Presence
+from play.services import seating
 from tables import services
 from tables.models import Table
 from tests.integration.live_stack import (

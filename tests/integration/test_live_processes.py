@@ -25,8 +25,8 @@ from accounts.models import User
 from accounts.services import WELCOME_GRANT_CHIPS
 from games import fairness
 from games.record import replay
-from play import records
 from play.models import Game
+from play.services import records
 from tables import services
 from tables.models import Table
 from tests.integration.live_stack import (

@@ -11,9 +11,9 @@ from django.urls import reverse
 from accounts.services import chips_adjust, wallet_for
 from config.asgi import application
 from lobby.selectors import lobby_listing, player_lobby_state
-from play.closing import game_void, table_close
-from play.errors import SeatError
-from play.seating import seat_take
+from play.services.closing import game_void, table_close
+from play.services.errors import SeatError
+from play.services.seating import seat_take
 from tables.models import Seat, Table
 from tables.services import table_create
 
@@ -121,7 +121,7 @@ async def test_ws_lobby_refuses_a_foreign_origin_even_with_a_valid_session(clien
 async def test_ws_lobby_refuses_bad_frames_and_floods_without_dropping_the_connection(
     client, make_user
 ):
-    from play.sockets import BURST, MAX_FRAME_BYTES
+    from play.edge.sockets import BURST, MAX_FRAME_BYTES
 
     user = await database_sync_to_async(make_user)()
     cookie = await database_sync_to_async(_session_cookie)(client, user)
@@ -204,7 +204,7 @@ def _seat_take_says(table, player) -> tuple[str, str]:
 @pytest.mark.django_db
 def test_every_join_verdict_of_the_lobby_is_the_one_seat_take_makes(make_user):
     """lobby.json's `join` (and the page's row, which shows it) for each viewer is
-    play.seating's verdict: the same refusal, with the same message, as sitting down."""
+    play.services.seating's verdict: the same refusal, with the same message, as sitting down."""
     for expected, table, player in _scenarios(make_user):
         viewer = Client()
         viewer.force_login(player)
@@ -619,7 +619,7 @@ def _page_as(user, path: str = "/") -> str:
 async def test_a_live_row_is_the_row_the_page_renders_for_the_same_viewer(make_user):
     """The socket's rows (first list and changes, `?html=1`) are the page's own `<tr>` for
     the same viewer, with the same verdict: the page and the socket render one template
-    from one decision (lobby/rows.py, play.seating)."""
+    from one decision (lobby/rows.py, play.services.seating)."""
 
     def setup():
         ann, other = make_user("ann"), make_user("other")
@@ -670,7 +670,7 @@ async def test_the_lobby_list_is_built_only_while_someone_is_in_the_lobby(monkey
 
     from config.channel_layer import RedisChannelLayer
     from lobby import broadcast
-    from play import broadcast as sending
+    from play.frames import broadcast as sending
 
     layer = RedisChannelLayer(hosts=[redis_url], prefix="lobby-test")
     # The lobby asks the layer who is in its group; live play's send queues send the diff.

@@ -17,9 +17,9 @@ from django.urls import reverse
 from lobby import broadcast
 from lobby import services as lobby_services
 from lobby.services import table_open
-from play import errors, seating
-from play.closing import table_close
-from play.errors import PlayError
+from play.services import errors, seating
+from play.services.closing import table_close
+from play.services.errors import PlayError
 from tables import services as tables_services
 from tables.models import Table
 from tables.services import table_create

@@ -16,8 +16,8 @@ from django.urls import reverse
 
 from accounts.services import chips_adjust, wallet_for
 from lobby import services as lobby_services
-from play import seating
-from play.errors import PlayError, SeatError
+from play.services import seating
+from play.services.errors import PlayError, SeatError
 from tables.models import Seat, Table
 from tables.services import table_create
 

@@ -21,10 +21,10 @@ from chat.models import ChatMessage
 from chat.signals import message_posting
 from moderation.models import Sanction
 from moderation.services import PERIODS, sanction_apply, sanction_lift
-from play import moves
-from play.errors import SeatError
 from play.models import Game
-from play.seating import seat_take
+from play.services import moves
+from play.services.errors import SeatError
+from play.services.seating import seat_take
 from tables import services
 from tables.models import Seat
 from tests.play.ws_helpers import TableClient, session_cookie

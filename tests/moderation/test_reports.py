@@ -293,7 +293,7 @@ def test_get_and_post_only(conversation):
 
 
 def test_the_form_quotes_a_private_tables_message_only_to_its_guests(conversation, make_user):
-    from play.seating import seat_take
+    from play.services.seating import seat_take
     from tables.models import Table
 
     Table.objects.filter(pk=conversation["table"].pk).update(private=True)

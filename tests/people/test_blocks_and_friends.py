@@ -17,7 +17,7 @@ from people.blocks import blocked_ids
 from people.friends import INVITE_HOURS, friend_state, friends_of, live_invites
 from people.models import Block, FriendRequest, Friendship, Invite
 from people.signals import blocks_changed
-from play import seating
+from play.services import seating
 from tables import services
 from tables.models import Table
 
@@ -363,7 +363,7 @@ def test_the_panel_costs_two_queries_and_three_with_a_friend_at_a_table(
     make_user, django_assert_max_num_queries
 ):
     from people.friends import friends_online
-    from play.presence import presence_join
+    from play.services.presence import presence_join
 
     ann = make_user("ann")
     friends = [make_user(f"f{i}") for i in range(6)]

@@ -13,8 +13,8 @@ from django.urls import reverse
 from accounts.services import wallet_for
 from insights.models import Decision
 from insights.skill import player_skills
-from play import moves, seating
 from play.models import Game
+from play.services import moves, seating
 from tables import services
 from tests.play.live_helpers import game_over, playing
 

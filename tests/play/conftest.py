@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from play import sockets
+from play.edge import sockets
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from django.utils import timezone
 from accounts.models import Account, LedgerEntry
 from accounts.services import GRANTS_ACCOUNT_CODE, chips_in_circulation
 from games import engine
-from play import moves, seating, sweep
+from play.clock import sweep
 from play.models import Game
+from play.services import moves, seating
 from tables import services
 from tables.models import Table
 

@@ -15,8 +15,8 @@ from django.urls import reverse
 from accounts.models import Account, LedgerEntry
 from accounts.services import wallet_for
 from games import engine
-from play import closing, moves, records, seating
 from play.models import Game
+from play.services import closing, moves, records, seating
 from tables import services
 from tables.models import Table
 from tests.play.live_helpers import (

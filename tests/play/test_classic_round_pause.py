@@ -1,6 +1,6 @@
 """`classic`: the pause after a settled round (CLASSIC_ROUND_PAUSE_SECONDS). The next
 round's first decision clock starts only after it, so the table can read the round's
-summary; moves sent during it are accepted. The clock is the services' (`locks.now`)."""
+summary; moves sent during it are accepted. The clock is the services' (`wall.now`)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import pytest
 from django.utils import timezone
 
 from games import engine
-from play import locks, moves, seating
-from play.frames import epoch_ms, game_info
+from play.clock import wall
+from play.clock.sweep import deadlines_sweep
+from play.frames.build import epoch_ms, game_info
 from play.models import Game, GameEvent
-from play.sweep import deadlines_sweep
+from play.services import moves, seating
 from tables import services
 from tables.models import Table
 
@@ -38,7 +39,7 @@ def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Clock:
     settings.CLASSIC_ROUND_PAUSE_SECONDS = PAUSE
     settings.GAME_INTERLUDE_SECONDS = 3600
     fake = Clock()
-    monkeypatch.setattr(locks, "now", fake)
+    monkeypatch.setattr(wall, "now", fake)
     return fake
 
 

@@ -11,9 +11,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from config.celery import app
-from play import tasks, ticker
-from play.schedules import DeadlinesDue
-from play.sweep import deadlines_sweep
+from play import tasks
+from play.clock import ticker
+from play.clock.schedules import DeadlinesDue
+from play.clock.sweep import deadlines_sweep
 
 
 def test_beat_checks_for_due_deadlines_every_quarter_second_and_sweeps_at_least_once_a_minute():

@@ -30,9 +30,11 @@ from games import engine, fairness
 from games.cards import shoe
 from games.record import ReplayError, replay
 from games.shuffle import shuffled
-from play import errors, moves, seating, sweep, viewing
+from play.clock import sweep
+from play.frames import viewing
 from play.models import Game, GameEvent
-from play.records import public_record
+from play.services import errors, moves, seating
+from play.services.records import public_record
 from tables import services
 from tables.models import Table
 from tests.play.live_helpers import playing, random_move, sweep_after
@@ -369,7 +371,7 @@ async def test_no_frame_holds_the_server_seed_or_the_seed_before_the_reveal(
 ):
     """Raw frames of a whole record of each variant, for players and a spectator: the
     client seeds travel over the socket, the seeds stay on the server until the end."""
-    from play import sockets
+    from play.edge import sockets
 
     monkeypatch.setattr(sockets, "RATE_PER_SECOND", 10_000.0)
     settings.CLIENT_SEED_SECONDS = 30

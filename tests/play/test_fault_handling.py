@@ -24,8 +24,10 @@ from channels.layers import get_channel_layer
 from django.db import OperationalError, connection, connections, transaction
 from django.utils import timezone
 
-from play import commands, consumers, errors, moves, presence, seating, selectors
+from play.db import selectors
+from play.edge import consumers
 from play.models import ClientCommand, Game, Presence
+from play.services import commands, errors, moves, presence, seating
 from tables import services
 from tables.models import Seat, Table
 from tests.play.live_helpers import conservation_holds, playing

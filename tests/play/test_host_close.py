@@ -16,8 +16,8 @@ from channels.db import database_sync_to_async
 from accounts.models import LedgerEntry
 from accounts.services import wallet_for
 from games import engine
-from play import closing, errors, moves, seating
 from play.models import Game
+from play.services import closing, errors, moves, seating
 from tables import services
 from tables.models import Seat, Table
 from tests.play.live_helpers import conservation_holds, escrows_empty, playing

@@ -24,9 +24,10 @@ from django.utils import timezone
 from accounts.models import Account, LedgerEntry
 from accounts.services import chips_in_circulation, wallet_for
 from games.record import replay
-from play import chips, closing, locks, moves, seating
+from play.clock import wall
+from play.clock.sweep import deadlines_sweep
 from play.models import Game
-from play.sweep import deadlines_sweep
+from play.services import chips, closing, moves, seating
 from tables import services
 from tables.models import Seat, Table
 from tests.play.live_helpers import (
@@ -56,7 +57,7 @@ MS = datetime.timedelta(milliseconds=1)
 
 
 class Clock:
-    """The services' clock (`locks.now`), moved only by the test."""
+    """The services' clock (`wall.now`), moved only by the test."""
 
     def __init__(self) -> None:
         self.now = timezone.now().replace(microsecond=0)
@@ -72,7 +73,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr(locks, "now", fake)
+    monkeypatch.setattr(wall, "now", fake)
     return fake
 
 

@@ -9,8 +9,10 @@ import pytest
 from django.utils import timezone
 
 from games import engine
-from play import locks, moves, presence, seating, selectors, sweep
+from play.clock import sweep
+from play.db import seat_reads, selectors
 from play.models import Presence
+from play.services import moves, presence, seating
 from tables import services
 from tables.models import Seat
 from tests.play.live_helpers import playing
@@ -149,7 +151,7 @@ async def test_a_frame_to_a_client_that_just_closed_does_not_kill_the_consumer(c
     from autobahn.exception import Disconnected
 
     from lobby.consumers import LobbyConsumer
-    from play.consumers import TableConsumer
+    from play.edge.consumers import TableConsumer
 
     consumer = {"TableConsumer": TableConsumer, "LobbyConsumer": LobbyConsumer}[consumer_class]()
 
@@ -169,7 +171,7 @@ async def test_a_frame_to_a_client_that_just_closed_does_not_kill_the_consumer(c
 
 def test_who_is_connected_read_with_the_seats_agrees_with_the_presence_rows(db, make_user):
     """A move reads its seats' presence in the same statement as the seats
-    (play.locks.read_seats): a fresh row counts, a row aged past the TTL counts only while
+    (play.db.seat_reads.read_seats): a fresh row counts, a row aged past the TTL counts only while
     its connection beats in the cache, as `connected_users` says."""
     users = [make_user(f"c{i}") for i in range(4)]
     table = services.table_create(variant="banker36", name="C", stake=10, entry_limit=100)
@@ -184,11 +186,11 @@ def test_who_is_connected_read_with_the_seats_agrees_with_the_presence_rows(db, 
     now = timezone.now()
     expected = {fresh.pk, aged_beating.pk}
     assert selectors.connected_users(table, now) == expected
-    locks.read_seats(table)
-    assert locks.seats_read_connected(table) == expected
+    seat_reads.read_seats(table)
+    assert seat_reads.seats_read_connected(table) == expected
     _age(f"tab-{aged_beating.pk}", 0)  # the sweep copied its beat: no aged row is left
     _age(f"tab-{aged_silent.pk}", 0)
-    locks.read_seats(table)
-    assert locks.seats_read_connected(table) == {fresh.pk, aged_beating.pk, aged_silent.pk}
-    locks.forget_seats(table)
-    assert locks.seats_read_connected(table) is None
+    seat_reads.read_seats(table)
+    assert seat_reads.seats_read_connected(table) == {fresh.pk, aged_beating.pk, aged_silent.pk}
+    seat_reads.forget_seats(table)
+    assert seat_reads.seats_read_connected(table) is None

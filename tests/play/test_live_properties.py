@@ -38,8 +38,9 @@ from accounts.models import Account
 from accounts.services import GRANTS_ACCOUNT_CODE, chips_adjust, wallet_for
 from games import engine
 from games.record import replay
-from play import closing, commands, errors, lifecycle, moves, presence, records, seating, sweep
+from play.clock import sweep
 from play.models import ClientCommand, Game, GameEvent
+from play.services import closing, commands, errors, lifecycle, moves, presence, records, seating
 from tables import services
 from tables.models import Seat, Table
 from tests.conftest import examples

@@ -28,9 +28,10 @@ from django.db import connections
 from django.utils import timezone
 
 from games import engine
-from play import commands, errors, locks, moves, seating
+from play.clock import wall
+from play.clock.sweep import deadlines_sweep
 from play.models import ClientCommand, Game, GameEvent
-from play.sweep import deadlines_sweep
+from play.services import commands, errors, moves, seating
 from tables import services
 from tables.models import Seat, Table
 from tests.play.live_helpers import conservation_holds, playing
@@ -443,7 +444,7 @@ def test_a_deadline_that_passes_while_the_move_waits_is_played_once_and_stands(m
     deadline = Game.objects.get(pk=game.pk).deadline
 
     with (
-        mock.patch.object(locks, "now", lambda: deadline),
+        mock.patch.object(wall, "now", lambda: deadline),
         pytest.raises(errors.PlayError) as refused,
     ):
         act(table, user, "late", move, version)()

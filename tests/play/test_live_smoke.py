@@ -4,8 +4,8 @@ import pytest
 
 from accounts.services import wallet_for
 from games.record import replay
-from play import commands, moves, records, seating
 from play.models import Game
+from play.services import commands, moves, records, seating
 from tables import services
 from tests.play.live_helpers import (
     conservation_holds,

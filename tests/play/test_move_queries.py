@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from accounts.sessions import session_current
 from games import engine
-from play import commands, moves, presence, seating, sweep
+from play.clock import sweep
+from play.services import commands, moves, presence, seating
 from tables import services
 from tables.models import Table
 from tests.play.live_helpers import playing, random_move, user_of
@@ -24,9 +25,9 @@ from tests.play.live_helpers import playing, random_move, user_of
 #
 # On PostgreSQL: the consumer's look at the session (accounts.sessions.session_current),
 # BEGIN, the table and its game locked in one statement with the seats read after it in
-# the same query, with who of their players is connected (play.store.table_and_game_locked),
+# the same query, with who of their players is connected (play.db.store.table_and_game_locked),
 # the event inserted, the game and the table saved and the command stored in one statement
-# (play.store.Writes.send), and COMMIT. No savepoint: the move runs in the command's
+# (play.db.store.Writes.send), and COMMIT. No savepoint: the move runs in the command's
 # transaction (moves.game_act refuses before it writes).
 ROUND_TRIPS_PER_MOVE_WITHOUT_CHIPS = 5
 # A move that stakes or pays chips (one ledger entry) adds the escrow read with the
@@ -35,7 +36,7 @@ ROUND_TRIPS_PER_MOVE_WITHOUT_CHIPS = 5
 # savepoint, a replayed key moving nothing.
 ROUND_TRIPS_PER_MOVE_WITH_ONE_TRANSFER = 8
 # SQLite runs the same reads and writes through the ORM, each a statement of its own, in
-# the process, and looks for a command's id before storing it (play.store).
+# the process, and looks for a command's id before storing it (play.db.store).
 STATEMENTS_PER_MOVE_WITHOUT_CHIPS_SQLITE = 10
 STATEMENTS_PER_MOVE_WITH_ONE_TRANSFER_SQLITE = 16
 

@@ -13,7 +13,7 @@ import pytest
 
 from games.cards import shoe
 from games.record import ReplayError, replay
-from play import moves, records, seating
+from play.services import moves, records, seating
 from tables import services
 from tests.play.live_helpers import conservation_holds, play_game_randomly, playing, sweep_after
 

@@ -1,4 +1,4 @@
-"""Live play's store (play.store) and the ledger's (accounts.ledger): the same rows,
+"""Live play's store (play.db.store) and the ledger's (accounts.ledger): the same rows,
 instances and answers as the ORM's own, on SQLite and on PostgreSQL alike; a move's
 writes made together, a stale version, a missing row and a duplicate command id each
 told apart without reading an error's text."""
@@ -14,10 +14,11 @@ from django.utils import timezone
 
 from accounts import services as accounts
 from accounts.models import Account, LedgerEntry
-from play import commands, locks, moves, presence, seating, store
-from play.errors import PlayError
+from play.db import locks, seat_reads, store
+from play.db.selectors import PRESENCE_TTL_SECONDS, presence_cutoff
 from play.models import ClientCommand, Game, GameEvent, Presence
-from play.selectors import PRESENCE_TTL_SECONDS, presence_cutoff
+from play.services import commands, moves, presence, seating
+from play.services.errors import PlayError
 from tables import services
 from tables.models import Table
 
@@ -58,7 +59,7 @@ def test_the_locked_table_and_game_equal_the_orms_own_read_and_need_no_query_mor
                 assert locked.pending == expected.table.pending
                 assert locked.created_by.username == expected.table.created_by.username
                 assert game.table is locked
-                seats = locks.table_seats(locked)
+                seats = seat_reads.table_seats(locked)
                 assert [s.player.username for s in seats] == names
             assert queries.captured_queries == []
 
@@ -80,7 +81,7 @@ def test_seats_read_with_presence_take_the_time_they_are_given(make_user, settin
     seen = Presence.objects.get(channel_name="sock-0").seen_at
     with transaction.atomic():
         locks.lock_table_with_host(table.pk)
-        seats = locks.read_seats(table)
+        seats = seat_reads.read_seats(table)
     assert [s.player_id for s in seats] == [u.pk for u in users]
     assert [(s.present_now, s.present_aged) for s in seats] == [(True, False), (False, False)]
     assert all(s.table is table for s in seats)

@@ -1,6 +1,6 @@
 """Beat sends the deadline sweep when something is due, not on every tick (issue 19: an
 idle platform costs its Celery worker nothing): one query a tick says when the next
-thing falls due (play.sweep.next_due_at), and the schedule (play.schedules) sends the
+thing falls due (play.clock.sweep.next_due_at), and the schedule (play.clock.schedules) sends the
 sweep once that moment has come."""
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from django.db import DatabaseError, connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from play import schedules, seating, sweep, ticker
+from play.clock import schedules, sweep, ticker
+from play.clock.schedules import DeadlinesDue
+from play.clock.sweep import next_due_at
+from play.db.selectors import PRESENCE_TTL_SECONDS
 from play.models import Game, Presence
-from play.schedules import DeadlinesDue
-from play.selectors import PRESENCE_TTL_SECONDS
-from play.sweep import next_due_at
+from play.services import seating
 from tables import services
 from tables.models import Table
 

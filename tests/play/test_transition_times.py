@@ -10,8 +10,10 @@ import pytest
 from django.utils import timezone
 
 from games import engine
-from play import broadcast, commands, moves, presence, seating, sweep
-from play.viewing import game_history
+from play.clock import sweep
+from play.frames import broadcast
+from play.frames.viewing import game_history
+from play.services import commands, moves, presence, seating
 from tables import services
 from tables.models import Table
 from tests.play.live_helpers import playing, random_move, user_of

@@ -24,9 +24,10 @@ from django.urls import reverse
 from config.asgi import application
 from lobby import consumers as lobby_consumers
 from lobby import services as lobby_services
-from play import consumers as play_consumers
-from play import errors, sockets
+from play.edge import consumers as play_consumers
+from play.edge import sockets
 from play.models import ClientCommand
+from play.services import errors
 from tables import services as tables_services
 from tables.models import Table
 from tests.play.ws_helpers import TableClient, lobby_answer, session_cookie
@@ -145,11 +146,11 @@ async def test_the_lobby_socket_answers_a_database_error_unavailable_and_stays_o
         return real(**kwargs)
 
     monkeypatch.setattr(lobby_consumers, "table_open_with", failing_once)
-    with caplog.at_level("ERROR", logger="play.sockets"):
+    with caplog.at_level("ERROR", logger="play.edge.sockets"):
         refused = await lobby_answer(lobby, {"type": "open_table", "variant": "classic"})
     assert refused["type"] == "error" and refused["code"] == "unavailable"
     assert refused["message"] and "id" not in refused and "version" not in refused
-    assert any(r.exc_info and r.name == "play.sockets" for r in caplog.records)
+    assert any(r.exc_info and r.name == "play.edge.sockets" for r in caplog.records)
     opened = await lobby_answer(lobby, {"type": "open_table", "variant": "classic"})
     assert opened["type"] == "table_opened"
     await lobby.disconnect()
@@ -168,11 +169,11 @@ async def test_a_table_socket_request_that_meets_a_database_error_is_answered_un
         raise DatabaseError("could not read the table")
 
     monkeypatch.setattr(play_consumers.TableConsumer, "_snapshot", broken)
-    with caplog.at_level("ERROR", logger="play.sockets"):
+    with caplog.at_level("ERROR", logger="play.edge.sockets"):
         await client.send({"type": "snapshot"})
         refused = await client.recv_until(lambda m: m["type"] == "error")
     assert refused["code"] == "unavailable" and refused["version"] == snapshot["version"]
-    assert any(r.exc_info and r.name == "play.sockets" for r in caplog.records)
+    assert any(r.exc_info and r.name == "play.edge.sockets" for r in caplog.records)
     monkeypatch.undo()
     await client.send({"type": "snapshot"})
     assert (await client.recv_until(lambda m: m["type"] == "snapshot"))["table"]
@@ -232,11 +233,11 @@ async def test_a_table_socket_whose_table_cannot_be_read_at_connect_is_told_and_
         raise OperationalError("server closed the connection unexpectedly")
 
     monkeypatch.setattr(play_consumers.TableConsumer, "_table", broken)
-    with caplog.at_level("ERROR", logger="play.sockets"):
+    with caplog.at_level("ERROR", logger="play.edge.sockets"):
         frames, code = await _refused_at_connect(f"/ws/tables/{table.pk}/", host)
     assert code == sockets.CLOSE_TRY_AGAIN_LATER == 1013
     assert [(f["code"], f["version"]) for f in frames] == [("unavailable", None)]
-    assert any(r.exc_info and r.name == "play.sockets" for r in caplog.records)
+    assert any(r.exc_info and r.name == "play.edge.sockets" for r in caplog.records)
 
 
 @pytest.mark.asyncio
@@ -292,7 +293,7 @@ async def test_a_socket_whose_session_cannot_be_read_is_told_unavailable_and_clo
         raise OperationalError("the database went away")
 
     monkeypatch.setattr(channels.auth, "get_user", broken)
-    with caplog.at_level("ERROR", logger="play.sockets"):
+    with caplog.at_level("ERROR", logger="play.edge.sockets"):
         frames, code = await _refused_at_connect(path.format(table=table.pk), host)
     assert code == 1013
     assert [f["code"] for f in frames] == ["unavailable"]

@@ -1,6 +1,6 @@
 """Each connection gets each change of its table once, in order, whoever it is: a seated
 player (every tab of theirs), a signed-in person who only watches, an anonymous
-spectator, a shared screen (play.broadcast sends the spectators' frame to the
+spectator, a shared screen (play.frames.broadcast sends the spectators' frame to the
 watchers' own groups, not to every connection for the seated ones to drop)."""
 
 from __future__ import annotations

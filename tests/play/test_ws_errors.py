@@ -13,9 +13,9 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
-from play import moves, seating
-from play import sockets as play_sockets
+from play.edge import sockets as play_sockets
 from play.models import Game
+from play.services import moves, seating
 from tables import services
 from tables.models import Table
 from tests.play.ws_helpers import frames_until_quiet, session_cookie

@@ -22,8 +22,8 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import engine
-from play import lifecycle
 from play.models import Game
+from play.services import lifecycle
 from tests.play.ws_play import (
     Live,
     card_tokens,

@@ -27,8 +27,8 @@ from django.test import Client
 
 from accounts.models import User
 from config.asgi import application
-from play import connections
-from play import sockets as play_sockets
+from play.edge import connections
+from play.edge import sockets as play_sockets
 from tables import services
 from tables.models import Table
 from tests.conftest import reset_throttle_counts

@@ -23,8 +23,9 @@ from accounts.models import Account
 from accounts.services import wallet_for
 from games import engine
 from games.record import replay
-from play import lifecycle, moves, records, seating, sweep
+from play.clock import sweep
 from play.models import Game
+from play.services import lifecycle, moves, records, seating
 from tables import services
 from tests.play.live_helpers import conservation_holds, escrows_empty, latest, playing
 from tests.play.ws_play import (

@@ -22,8 +22,8 @@ from channels.db import database_sync_to_async
 
 from accounts.services import wallet_for
 from games import engine
+from play.clock.sweep import deadlines_sweep
 from play.models import Game
-from play.sweep import deadlines_sweep
 from tables import services
 from tables.models import Table
 from tests.play.ws_helpers import TableClient

@@ -6,9 +6,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from play.closing import table_close
-from play.errors import SeatError
-from play.seating import seat_take
+from play.services.closing import table_close
+from play.services.errors import SeatError
+from play.services.seating import seat_take
 from tables.models import Seat, Table
 from tables.services import table_create
 from tables.variants import VARIANTS

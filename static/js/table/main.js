@@ -852,7 +852,7 @@ function mayStart() {
   return Boolean(host || config.staff || trainee);
 }
 
-// --- one way to start (issue 20), mirroring play/lifecycle.py ----------------------------------
+// --- one way to start (issue 20), mirroring play/services/lifecycle.py ----------------------------------
 // A game starts by itself once at least `config.min_players` seats (AI seats count) are taken
 // and every seated person has said «Готов» (maybe_autostart); the host — or, at blackjack,
 // a seated player — may start it at any time with «Начать игру» (moves.game_start). At

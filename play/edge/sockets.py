@@ -1,4 +1,4 @@
-"""What every socket of the platform stands on (the table's, play/consumers.py, and the
+"""What every socket of the platform stands on (the table's, play/edge/consumers.py, and the
 lobby's, lobby/consumers.py): the close codes and message budgets of docs/protocol.md,
 reading a client frame safely, counting connections, the session a socket signed in
 with, and answering a database fault with `unavailable` instead of a dead socket."""
@@ -28,7 +28,7 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts import sessions
 from accounts.throttling import cache_count
-from play import connections
+from play.edge import connections
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ USER_RATE_PER_SECOND = 30
 # `ping`, `snapshot` and `record` they send is read), so that opening many anonymous
 # sockets does not multiply the per-connection budget either.
 ADDRESS_RATE_PER_SECOND = 30
-# A socket renews its place in the connection counts (play.connections) within this
+# A socket renews its place in the connection counts (play.edge.connections) within this
 # many seconds after each window starts: spread, so that a process's sockets do not all
 # write to the cache in the same instant.
 RENEW_SPREAD_SECONDS = 10.0
@@ -376,7 +376,7 @@ def session_ended_message() -> str:
 
 class CountedAndSignedIn:
     """What every socket of ours does around its life: it counts itself in the sockets
-    its user and its client address hold open (play.connections; one over a limit is
+    its user and its client address hold open (play.edge.connections; one over a limit is
     closed at once with 4430), and a signed-in one ends with its session
     (accounts.sessions: closed with 4440 when told, and checked before each command)."""
 

@@ -104,3 +104,10 @@ def games_seating(user: Any) -> QuerySet[Game]:
             )
         )
     return games.order_by("-finished_at", "-id")
+
+
+def latest_game(table: Table) -> Game | None:
+    game = Game.objects.filter(table=table).order_by("-number").first()
+    if game is not None:
+        game.table = table
+    return game

@@ -10,12 +10,14 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from play import locks, store
-from play.clocks import apply_due_if_any, swept
-from play.errors import PlayError
-from play.locks import lock_table_version, seconds
+from play.clock import wall
+from play.clock.wall import seconds
+from play.db import store
+from play.db.locks import lock_table_version
 from play.models import ClientCommand
-from play.moves import version_expected
+from play.services.deadlines import apply_due_if_any, swept
+from play.services.errors import PlayError
+from play.services.moves import version_expected
 from tables.models import Table
 
 # How long a command id is remembered (docs/protocol.md).
@@ -105,7 +107,7 @@ def command_run(
     # for a command whose service looks itself, under the table's lock, or needs no look
     # (`plays_overdue`: a move, game_act; a client seed, given between games).
     if not plays_overdue:
-        swept(apply_due_if_any, table.pk, locks.now())
+        swept(apply_due_if_any, table.pk, wall.now())
     try:
         return command_once(user=user, table=table, client_id=client_id, run=run, version=version)
     except _Repeat:

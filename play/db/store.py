@@ -38,8 +38,8 @@ from django.db import connection
 from django.db.models import Model
 
 from lib.rows import Columns, column, quoted, stamp, stored_fields, table_name, written
+from play.db.selectors import seat_presence_since
 from play.models import ClientCommand, Game, GameEvent, Presence
-from play.selectors import seat_presence_since
 from tables.models import Seat, Table
 
 
@@ -113,7 +113,7 @@ def _reads() -> _Reads:
             LIMIT 1
             FOR UPDATE OF t, g""",
         # The seats with their players' names and whether each player has a presence
-        # row there seen since the cutoff, or only older ones (play.selectors): who is
+        # row there seen since the cutoff, or only older ones (play.db.selectors): who is
         # connected, for the frames the command ends with.
         seats=f"""
             SELECT {seat.sql}, {player.sql},

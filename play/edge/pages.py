@@ -12,7 +12,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from play.lifecycle import min_players
+from play.services.lifecycle import min_players
 from tables.models import Table, seat_id_for
 
 # Stands for the game id in the replay URL handed to the page (filled in by the script).
@@ -62,7 +62,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         # training games only; it stays hidden until the player is seated.
         # Whether the game stakes the players' own chips (the header's balance follows them).
         "chips": table.variant_spec.stakes_chips,
-        # The fewest seats a game needs: the page's start line mirrors play/lifecycle.py.
+        # The fewest seats a game needs: the page's start line mirrors play/services/lifecycle.py.
         "min_players": min_players(table.variant),
         "coach_url": (
             reverse("coach_state", args=[table.pk])

@@ -2,7 +2,7 @@
 them: extra client message types, group events, and a hook run when a connection opens.
 
 The social layer registers an extension in its AppConfig.ready() (the table chat:
-`chat.apps.ChatConfig`). The table consumer (play/consumers.py) looks an extension up
+`chat.apps.ChatConfig`). The table consumer (play/edge/consumers.py) looks an extension up
 only for a message type that is none of its own commands, so a move costs nothing more;
 a group event sent with `extension_event` reaches the named extension's `on_event` on
 every connection of the table group (or of any other group the extension made the

@@ -23,7 +23,7 @@ from django.core.cache import cache
 
 from accounts.throttling import cache_count
 
-# A window is as long as presence's time to live (play.selectors.PRESENCE_TTL_SECONDS): what
+# A window is as long as presence's time to live (play.db.selectors.PRESENCE_TTL_SECONDS): what
 # a socket counts for outlives a crashed process by two windows at most.
 WINDOW_SECONDS = 60
 # A window's key outlives the windows that read it (the current one and the next).

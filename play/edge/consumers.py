@@ -19,22 +19,9 @@ from django.utils.translation import gettext as _
 
 from accounts import sessions
 from lib.jsontext import json_text
-from play import (
-    broadcast,
-    closing,
-    commands,
-    extensions,
-    moves,
-    presence,
-    seating,
-    selectors,
-    viewing,
-)
-from play.broadcast import table_group
-from play.errors import PlayError
-from play.models import Game
-from play.records import public_record
-from play.sockets import (
+from play.db import selectors
+from play.edge import extensions
+from play.edge.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_SESSION_ENDED,
@@ -49,6 +36,12 @@ from play.sockets import (
     session_ended_message,
     socket_language,
 )
+from play.frames import broadcast, viewing
+from play.frames.broadcast import table_group
+from play.models import Game
+from play.services import closing, commands, moves, presence, seating
+from play.services.errors import PlayError
+from play.services.records import public_record
 from tables.models import Table
 
 logger = logging.getLogger(__name__)
@@ -94,7 +87,7 @@ class TableConsumer(  # type: ignore[misc]
             # watch a private table above.
             self.signed_in = False
         # Every change and presence note comes through the table's group
-        # (play.broadcast); `table_frames` picks this connection's frame of a change.
+        # (play.frames.broadcast); `table_frames` picks this connection's frame of a change.
         self.joined = [table_group(self.table_id), *([user_group] if user_group else [])]
         for group in self.joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -107,7 +100,7 @@ class TableConsumer(  # type: ignore[misc]
         await self._connect_extensions()
 
     async def _connect_extensions(self) -> None:
-        """What the layers above live play add to this socket (play.extensions), each
+        """What the layers above live play add to this socket (play.edge.extensions), each
         after the snapshot: a failing one is logged and leaves the socket open."""
         self.extended = extensions.Connection(
             table_id=self.table_id,
@@ -410,15 +403,15 @@ class TableConsumer(  # type: ignore[misc]
         await self._send(event["frame"])
 
     async def table_frames(self, event: dict[str, Any]) -> None:
-        """A change of the table (play.broadcast): a seated player's connection sends
+        """A change of the table (play.frames.broadcast): a seated player's connection sends
         its player's own frame, any other connection — anonymous, a shared screen, a
         signed-in person not seated — the spectators'. Never another seat's."""
         own = event["players"].get(str(self.user.pk)) if self.signed_in else None
-        # Encoded once for every socket it goes to (play.broadcast.send_frames).
+        # Encoded once for every socket it goes to (play.frames.broadcast.send_frames).
         await self.send(text_data=own if own is not None else event["spectator"])
 
     async def table_extension(self, event: dict[str, Any]) -> None:
-        """A group event of an extension (play.extensions.extension_event), handed to it
+        """A group event of an extension (play.edge.extensions.extension_event), handed to it
         with this connection."""
         extension = extensions.named(event.get("extension", ""))
         if extension is None or not hasattr(self, "extended"):

@@ -9,15 +9,18 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
-from play import broadcast, locks, selectors
-from play.locks import lock_table, playing_game, seconds
-from play.models import Presence
-from play.selectors import (
+from play.clock import wall
+from play.clock.wall import seconds
+from play.db import selectors
+from play.db.locks import lock_table, playing_game
+from play.db.selectors import (
     beat_key,
     connected_users,
     last_beats,
 )
-from play.viewing import frames_on_commit
+from play.frames import broadcast
+from play.frames.viewing import frames_on_commit
+from play.models import Presence
 from tables.models import Table
 
 
@@ -49,7 +52,7 @@ def presence_touch(*, channel_name: str) -> None:
     """The consumer's heartbeat: this connection is still open (in the cache only)."""
     cache.set(
         beat_key(channel_name),
-        locks.now().timestamp(),
+        wall.now().timestamp(),
         timeout=selectors.PRESENCE_TTL_SECONDS + selectors.PRESENCE_HEARTBEAT_SECONDS,
     )
 
@@ -59,7 +62,7 @@ def presence_leave(*, table: Table, user: Any, channel_name: str) -> None:
     """A connection closed. If it was the player's last one and their decision is
     running, the table's reconnect grace counts from now (once per decision)."""
     Presence.objects.filter(channel_name=channel_name).delete()
-    _presence_drop(table, user, locks.now())
+    _presence_drop(table, user, wall.now())
 
 
 def presences_expire(*, now: datetime.datetime) -> int:

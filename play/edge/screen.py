@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from play.pages import may_watch
+from play.edge.pages import may_watch
 from tables.models import Table
 from tables.variants import CLASSIC
 

@@ -9,13 +9,13 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games import engine
-from play import locks
-from play.errors import PlayError
-from play.lifecycle import close_if_settled, close_locked_table, end_game
-from play.locks import lock_table, playing_game
+from play.clock import wall
+from play.db.locks import lock_table, playing_game
+from play.frames.viewing import frames_on_commit
 from play.models import Game
-from play.permissions import require_host
-from play.viewing import frames_on_commit
+from play.services.errors import PlayError
+from play.services.lifecycle import close_if_settled, close_locked_table, end_game
+from play.services.permissions import require_host
 from tables.models import Table
 from tables.signals import table_changed_on_commit
 
@@ -26,7 +26,7 @@ def table_close(*, table: Table) -> Table:
     returned), seats are freed."""
     table = lock_table(table.pk)
     game = playing_game(table)
-    close_locked_table(table, game, locks.now())
+    close_locked_table(table, game, wall.now())
     frames_on_commit(table, game, [{"type": "table_closed"}])
     return table
 
@@ -48,7 +48,7 @@ def table_close_by_host(*, table: Table, by: Any) -> dict[str, Any]:
             table.save(update_fields=["closing"])
             frames_on_commit(table, game, [{"type": "table_closing"}])
         return {"closing": True}
-    close_locked_table(table, game, locks.now())
+    close_locked_table(table, game, wall.now())
     frames_on_commit(table, game, [{"type": "table_closed"}])
     return {}
 
@@ -72,7 +72,7 @@ def game_void(*, game: Game) -> Game:
     current = playing_game(table)
     if current is None or current.pk != game.pk:
         raise PlayError("no_game", _("Эта игра уже окончена."))
-    now = locks.now()
+    now = wall.now()
     end_game(table, current, now, status=Game.Status.VOIDED)
     table.save(update_fields=["next_game_at"])
     # A table its host was closing waited for this game's deal to settle; voided, it has

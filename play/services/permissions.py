@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from play.errors import PlayError
+from play.services.errors import PlayError
 from tables.models import Table
 from tables.variants import BLACKJACK
 

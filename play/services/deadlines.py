@@ -12,13 +12,16 @@ from django.db import transaction
 
 from games import engine
 from games.ai import choose_action
-from play import locks, store
-from play.errors import PlayError
-from play.lifecycle import deal, start_next, transition
-from play.locks import latest_game, lock_table_or_skip, playing_game, read_seats, seconds
+from play.clock import wall
+from play.clock.wall import seconds
+from play.db import store
+from play.db.locks import lock_table_or_skip, playing_game
+from play.db.seat_reads import read_seats
+from play.db.selectors import connected_users, latest_game
+from play.frames.viewing import frames_on_commit
 from play.models import Game
-from play.selectors import connected_users
-from play.viewing import frames_on_commit
+from play.services.errors import PlayError
+from play.services.lifecycle import deal, start_next, transition
 from tables.models import Table
 from tables.signals import table_changed_on_commit
 
@@ -50,7 +53,7 @@ def apply_due(table_id: int, now: datetime.datetime, *, look_first: bool = False
         ).exists()
     ):
         return 0
-    # The decision's writes go in one statement, as a move's do (play.store).
+    # The decision's writes go in one statement, as a move's do (play.db.store).
     with transaction.atomic(), store.writes_together() as writes:
         table = lock_table_or_skip(table_id)
         if table is None:
@@ -125,7 +128,7 @@ def _stand_up_absent(table: Table, now: datetime.datetime) -> None:
     cutoff = now - seconds(table.reconnect_grace_seconds)
     # A seat can keep `away_since` while its player is connected (a reload's new socket
     # joining as the old one leaves): a live connection says they are here.
-    online = connected_users(table, locks.now())
+    online = connected_users(table, wall.now())
     gone = list(
         table.seats.filter(away_since__lt=cutoff)
         .exclude(player_id__in=list(online))

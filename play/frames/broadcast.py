@@ -2,7 +2,7 @@
 
 Every connection to a table joins `table_group(id)`, and each change of the table is one
 group message: every seated player's frame (by user id) and the spectators' frame. Each
-connection sends its client the one frame meant for it (play.consumers: a seated
+connection sends its client the one frame meant for it (play.edge.consumers: a seated
 player's own, anyone else the spectators'), so a hidden card reaches no client it is not
 for; the other frames stay in the server (Redis and the web process). One message per
 change, not one per viewer: channels_redis costs four Redis round trips per group

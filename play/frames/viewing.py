@@ -10,11 +10,13 @@ from typing import Any
 from django.db import transaction
 
 from games import engine
-from play import broadcast, locks, store
-from play.frames import epoch_ms, frame, table_info
-from play.locks import latest_game, seats_read_connected, table_seats
+from play.clock import wall
+from play.db import store
+from play.db.seat_reads import seats_read_connected, table_seats
+from play.db.selectors import connected_users, latest_game
+from play.frames import broadcast
+from play.frames.build import epoch_ms, frame, table_info
 from play.models import Game, GameEvent
-from play.selectors import connected_users
 from tables.models import Table
 
 
@@ -34,7 +36,7 @@ def frames_on_commit(
     `latest_known`: `game` is the table's latest game, None when it has had none yet
     (not looked for again). `at`: the time of the game's transition the change is (its
     event's `created_at`), told in the frames as their history entry tells it. `later`: the
-    save waits for the transaction's other writes (play.store)."""
+    save waits for the transaction's other writes (play.db.store)."""
     table.version += 1
     # Every change saves its version, only over the version it was decided on.
     store.row_update(
@@ -69,7 +71,7 @@ def _viewing(
     return {
         "table": table,
         "seats": table_seats(table),
-        "connected": connected if connected is not None else connected_users(table, locks.now()),
+        "connected": connected if connected is not None else connected_users(table, wall.now()),
         "game": game if game is not None or game_known else latest_game(table),
     }
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 logger = logging.getLogger(__name__)
 
 
-# The ticker sweeps when something is due (as beat sends the sweep: play.schedules), and
+# The ticker sweeps when something is due (as beat sends the sweep: play.clock.schedules), and
 # at least this often for the sweep's housekeeping.
 HOUSEKEEPING_SECONDS = 60.0
 _swept_at = float("-inf")
@@ -75,7 +75,7 @@ def run_periodic_entries() -> list[str]:
 def _sweep_once() -> int:
     """One tick: the sweep, if anything is due (one query otherwise), and beat's periodic
     entries that are due (none, most ticks: no query)."""
-    from play.sweep import deadlines_sweep, next_due_at
+    from play.clock.sweep import deadlines_sweep, next_due_at
 
     global _swept_at
     run_periodic_entries()

@@ -1,6 +1,6 @@
 """The one sweep of everything due: sent by Celery beat once something is due (beat
-looks every settings.DEADLINE_SWEEP_SECONDS: play/schedules.py), or run by the embedded
-ticker (play/ticker.py)."""
+looks every settings.DEADLINE_SWEEP_SECONDS: play/clock/schedules.py), or run by the embedded
+ticker (play/clock/ticker.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Any
 
 from django.db.models import QuerySet, Subquery
 
-from play import locks
-from play.clocks import apply_due, deal_due, start_due, swept
-from play.commands import client_commands_forget
-from play.locks import seconds
+from play.clock import wall
+from play.clock.wall import seconds
+from play.db.selectors import PRESENCE_TTL_SECONDS
 from play.models import Game, Presence
-from play.presence import presences_expire
-from play.selectors import PRESENCE_TTL_SECONDS
+from play.services.commands import client_commands_forget
+from play.services.deadlines import apply_due, deal_due, start_due, swept
+from play.services.presence import presences_expire
 from tables.models import Table
 
 
@@ -23,7 +23,7 @@ def next_due_at() -> datetime.datetime | None:
     """When the sweep next has something to do, in one query: the earliest decision
     deadline of a game in play, game start and deal of an open table, and moment a
     connection's presence row ages past its TTL (presences_expire). None: nothing waits.
-    Beat asks this every tick (play.schedules) and sends the sweep only once it has come."""
+    Beat asks this every tick (play.clock.schedules) and sends the sweep only once it has come."""
     games = Game.objects.filter(status=Game.Status.PLAYING, deadline__isnull=False)
     tables = Table.objects.filter(status=Table.Status.OPEN)
     # One statement: the four earliest moments as scalar subqueries (each the first row of
@@ -56,7 +56,7 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     """Play every decision whose deadline has passed (the rules' timeout, or an AI seat's
     choice) and start every game whose interlude is over; returns how many it played.
 
-    Sent by Celery beat when `next_due_at` has come (play/schedules.py; the task is
+    Sent by Celery beat when `next_due_at` has come (play/clock/schedules.py; the task is
     play/tasks.py, queued as tables.tasks.sweep_deadlines) and at least once a minute, or
     run by the in-process ticker in embedded mode. Safe with several sweepers at once:
     each table is locked with SKIP LOCKED and its deadline re-read under the lock, so a
@@ -73,6 +73,6 @@ def deadlines_sweep(*, now: datetime.datetime) -> int:
     for table_id in list(dealing.values_list("pk", flat=True)):
         applied += swept(deal_due, table_id, now)
     # Heartbeats keep the wall clock, whatever `now` the caller sweeps for.
-    presences_expire(now=locks.now())
-    client_commands_forget(now=locks.now())
+    presences_expire(now=wall.now())
+    client_commands_forget(now=wall.now())
     return applied

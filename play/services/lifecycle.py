@@ -1,13 +1,13 @@
 """A table's games from start to end: the shuffle's commitment and the deal, every
 transition of the rules engine (AI turns and the deadline of the next decision included),
 the end of a game and what follows it, and closing a table. The public services of
-play/ (seating, moves, clocks, closing) all come through here.
+play/services/ (seating, moves, deadlines, closing) all come through here.
 
 These are the steps of those services, not services: each expects its caller to hold
-the table's row lock (play/locks.py) inside the caller's transaction.
+the table's row lock (play/db/locks.py) inside the caller's transaction.
 
 Deadlines live in the database (`Game.deadline`, `Table.next_game_at`, `Table.deal_at`);
-play/clocks.py plays them through the same code."""
+play/services/deadlines.py plays them through the same code."""
 
 from __future__ import annotations
 
@@ -25,14 +25,17 @@ from games import fairness as fair
 from games.errors import RulesError
 from games.record import replay
 from games.shuffle import fresh_seed
-from play import store
-from play.chips import chips_sync, eligible_seats, eligible_with_wallets
-from play.errors import PlayError
-from play.locks import forget_seats, latest_game, playing_game, seat_row, seconds, table_seats
+from play.clock.wall import seconds
+from play.db import store
+from play.db.locks import playing_game
+from play.db.seat_reads import forget_seats, seat_row, table_seats
+from play.db.selectors import latest_game
+from play.frames.viewing import frames_on_commit, game_start_event
 from play.models import Game, GameEvent
-from play.records import OPEN_ENDED, game_record
+from play.services.chips import chips_sync, eligible_seats, eligible_with_wallets
+from play.services.errors import PlayError
+from play.services.records import OPEN_ENDED, game_record
 from play.signals import deal_ended, game_ended
-from play.viewing import frames_on_commit, game_start_event
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
 from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO
@@ -254,7 +257,7 @@ def transition(
     game.state = state
     game.actions = [*game.actions, action]
     # A move's writes (the event, the game, the table's version) wait, and in a client's
-    # command go to the database in one statement with the command's id (play.store).
+    # command go to the database in one statement with the command's id (play.db.store).
     made = store.event_insert(
         GameEvent(game=game, version=state["version"], action=action, events=events), later=True
     )

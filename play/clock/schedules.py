@@ -4,7 +4,7 @@ Beat used to send `tables.tasks.sweep_deadlines` every DEADLINE_SWEEP_SECONDS (a
 second) whatever the database held: with no table open a Celery worker still took four
 tasks a second off the broker, ran them and logged them (14–18 % of a core, issue 19).
 Beat now asks the database, once per tick, when the next thing falls due (one query:
-`play.sweep.next_due_at`) and sends the sweep only when that moment has come. It checks
+`play.clock.sweep.next_due_at`) and sends the sweep only when that moment has come. It checks
 again at the next tick, or sooner when the next deadline is nearer than a tick, so a
 timeout is applied as promptly as before; and at least every `run_every` (a minute) the
 sweep is sent anyway, for the housekeeping it also does (command ids forgotten).
@@ -56,7 +56,7 @@ class DeadlinesDue(schedule):  # type: ignore[misc]
 def _seconds_to_next_due() -> float | None:
     from django.utils import timezone
 
-    from play.sweep import next_due_at
+    from play.clock.sweep import next_due_at
 
     moment = next_due_at()
     return None if moment is None else (moment - timezone.now()).total_seconds()

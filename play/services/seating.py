@@ -15,14 +15,15 @@ from accounts.models import Account
 from accounts.services import wallet_for
 from accounts.templatetags.numbers import number as number_text
 from games.ai import LEVELS as AI_LEVELS
-from play import locks
-from play.errors import PlayError, SeatError
-from play.lifecycle import end_game, maybe_autostart, start_next, transition
-from play.locks import latest_game, lock_table, playing_game
+from play.clock import wall
+from play.db.locks import lock_table, playing_game
+from play.db.selectors import latest_game
+from play.frames.viewing import frames_on_commit
 from play.models import Game
-from play.permissions import is_host, require_host, require_host_or_trainee
+from play.services.errors import PlayError, SeatError
+from play.services.lifecycle import end_game, maybe_autostart, start_next, transition
+from play.services.permissions import is_host, require_host, require_host_or_trainee
 from play.signals import seat_requested
-from play.viewing import frames_on_commit
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
 from tables.variants import BLACKJACK, CHIP_VARIANTS, CLASSIC, SOLO
@@ -201,9 +202,9 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
     frames_on_commit(table, latest_game(table), [{"type": "sat_down", "seat": seat.seat_id}])
     table_changed_on_commit(table)
     if table.variant == SOLO:  # one player, no one to wait for
-        start_next(table, locks.now())
+        start_next(table, wall.now())
     else:
-        maybe_autostart(table, locks.now())
+        maybe_autostart(table, wall.now())
     return seat
 
 
@@ -217,7 +218,7 @@ def seat_leave(*, table: Table, player: Any) -> bool:
     seat = table.seats.filter(player=player).select_related("player").first()
     if seat is None:
         return False
-    _forfeit(table, seat, locks.now())
+    _forfeit(table, seat, wall.now())
     table_changed_on_commit(table)
     return True
 
@@ -265,7 +266,7 @@ def seat_ready(*, table: Table, player: Any, ready: bool = True) -> Seat:
         table, latest_game(table), [{"type": "ready", "seat": seat.seat_id, "ready": ready}]
     )
     if ready:
-        maybe_autostart(table, locks.now())
+        maybe_autostart(table, wall.now())
     return seat
 
 
@@ -304,7 +305,7 @@ def ai_seat_remove(*, table: Table, by: Any, number: int) -> None:
     seat = table.seats.filter(number=number, player__isnull=True).first()
     if seat is None:
         raise PlayError("not_found", _("За этим местом нет ИИ."))
-    _forfeit(table, seat, locks.now())
+    _forfeit(table, seat, wall.now())
     table_changed_on_commit(table)
 
 
@@ -317,5 +318,5 @@ def player_remove(*, table: Table, by: Any, seat_id: str) -> None:
     seat = next((s for s in table.seats.select_related("player") if s.seat_id == seat_id), None)
     if seat is None:
         raise PlayError("not_found", _("За столом нет игрока %(seat)s.") % {"seat": seat_id})
-    _forfeit(table, seat, locks.now())
+    _forfeit(table, seat, wall.now())
     table_changed_on_commit(table)

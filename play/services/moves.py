@@ -12,10 +12,15 @@ from django.utils.translation import gettext as _
 
 from games import engine
 from games import fairness as fair
-from play import locks
-from play.clocks import decision_due_play
-from play.errors import PlayError
-from play.lifecycle import (
+from play.clock import wall
+from play.db.locks import lock_table, lock_table_and_game, lock_table_with_host, playing_game
+from play.db.seat_reads import read_seats, table_seats
+from play.db.selectors import latest_game
+from play.frames.viewing import frames_on_commit
+from play.models import Game
+from play.services.deadlines import decision_due_play
+from play.services.errors import PlayError
+from play.services.lifecycle import (
     deal,
     end_game,
     rules_applied,
@@ -23,18 +28,7 @@ from play.lifecycle import (
     transition,
     waiting_for_seeds,
 )
-from play.locks import (
-    latest_game,
-    lock_table,
-    lock_table_and_game,
-    lock_table_with_host,
-    playing_game,
-    read_seats,
-    table_seats,
-)
-from play.models import Game
-from play.permissions import require_host
-from play.viewing import frames_on_commit
+from play.services.permissions import require_host
 from tables.models import Table
 from tables.variants import BLACKJACK, SALON, SOLO
 
@@ -59,7 +53,7 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
             )
         table.match_length = rounds
         table.save(update_fields=["match_length"])
-    return start_next(table, locks.now())
+    return start_next(table, wall.now())
 
 
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
@@ -109,7 +103,7 @@ def _seed_given(table: Table, seat: Any, seed: str) -> dict[str, Any]:
     if not waiting_for_seeds(table):
         try:
             with transaction.atomic():
-                deal(table, locks.now())  # saves the table (its pending game dealt)
+                deal(table, wall.now())  # saves the table (its pending game dealt)
             return {"game": pending["number"]}
         except PlayError:
             # The players it was announced for are not all here any more: the seed is
@@ -139,7 +133,7 @@ def game_act(
     Its own transaction, or a client command's without a savepoint (two round trips
     saved): a refusal is decided before anything of the move is written and raised once
     the block is left, so it takes nothing back."""
-    now = locks.now()
+    now = wall.now()
     refusal: PlayError | None = None
     with transaction.atomic(savepoint=False):
         table, game = lock_table_and_game(table.pk)
@@ -203,7 +197,7 @@ def _move_checked(
     applied = rules_applied(game, move)
 
     def made() -> dict[str, Any]:
-        transition(table, game, move, locks.now(), applied=applied)
+        transition(table, game, move, wall.now(), applied=applied)
         return {"version": table.version}
 
     return made
@@ -218,7 +212,7 @@ def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
     """«Новая игра»: the current game's record ends (its seed is revealed) and a fresh game
     with a fresh seed begins. Refused while a confirmed bet is in play (docs/rules/solo.md §5.2)."""
     _solo_new_game_allowed(game)
-    now = locks.now()
+    now = wall.now()
     end_game(table, game, now, status=Game.Status.FINISHED)
     start_next(table, now)
     return {"version": table.version}
@@ -237,7 +231,7 @@ def solo_new_game(*, table: Table, player: Any) -> dict[str, Any]:
         if game.paused:
             raise PlayError("paused", _("Игра на паузе."))
         return _solo_new_game(table, game)
-    start_next(table, locks.now())
+    start_next(table, wall.now())
     return {"version": table.version}
 
 
@@ -252,7 +246,7 @@ def session_end(*, table: Table, player: Any) -> dict[str, Any]:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))
     if not table.seats.filter(player=player).exists():
         raise PlayError("not_seated", _("Сначала сядьте за стол."))
-    end_game(table, game, locks.now(), status=Game.Status.FINISHED)
+    end_game(table, game, wall.now(), status=Game.Status.FINISHED)
     table.next_game_at = None
     table.save(update_fields=["next_game_at"])
     frames_on_commit(table, game, [{"type": "session_end"}])
@@ -269,7 +263,7 @@ def game_pause(*, table: Table, by: Any) -> dict[str, Any]:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))
     if game.paused:
         return {"version": table.version}
-    now = locks.now()
+    now = wall.now()
     # A clock that had not started yet (the pause after a classic round) keeps its whole
     # decision time: the host's pause holds the table now.
     start = max(now, game.clock_starts_at or now)
@@ -294,7 +288,7 @@ def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
     )
     remaining = game.paused_remaining_ms or 0
     game.paused_remaining_ms = None
-    game.deadline = None if clockless else locks.now() + datetime.timedelta(milliseconds=remaining)
+    game.deadline = None if clockless else wall.now() + datetime.timedelta(milliseconds=remaining)
     game.save(update_fields=["paused_remaining_ms", "deadline"])
     frames_on_commit(table, game, [{"type": "resumed"}])
     return {"version": table.version}

@@ -14,9 +14,9 @@ from accounts.services import (
     wallet_of,
 )
 from games import engine
-from play.errors import PlayError
-from play.locks import table_seats
+from play.db.seat_reads import table_seats
 from play.models import Game
+from play.services.errors import PlayError
 from tables.models import Seat, Table
 
 

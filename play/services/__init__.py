@@ -1,0 +1,2 @@
+"""Live play's services: each public one a transaction, named <thing>_<verb>
+(play/README.md)."""
