@@ -93,8 +93,9 @@ def unit_name(variant: Variant) -> str:
 def number(value: float, places: int = 2) -> str:
     """A figure in the page's language (2,35 in Russian; a whole number without
     decimals), with a real minus sign."""
-    places = 0 if float(value).is_integer() else places
+    # Whole or not after rounding: 1066.9999 prints as 1067, not 1067,00.
     value = round(value, places) or 0  # never "−0"
+    places = 0 if float(value).is_integer() else places
     return str(number_format(value, decimal_pos=places)).replace("-", "−")
 
 

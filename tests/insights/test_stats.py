@@ -404,3 +404,14 @@ def test_the_admins_user_list_links_each_players_statistics(client, make_user):
     client.force_login(make_user("boss", is_staff=True, is_superuser=True))
     html = client.get(reverse("admin:accounts_user_changelist")).content.decode()
     assert f'href="{reverse("stats_of", args=["ann"])}"' in html
+
+
+def test_a_figure_that_rounds_to_a_whole_number_prints_bare():
+    from insights.stats import number
+
+    assert (number(1066.9999), number(2.345), number(-0.001), number(3.0)) == (
+        "1067",
+        "2,35",
+        "0",
+        "3",
+    )
