@@ -402,7 +402,7 @@ async def test_sockets_another_web_process_holds_count_against_the_user_on_redis
     user, browser = await signed_in("two-processes")
     script = (
         "import django; django.setup()\n"
-        "from play import connections\n"
+        "from play.edge import connections\n"
         f"for _ in range(10): assert connections.connection_open(user_id={user.pk},"
         " address=None)[0]\n"
     )
