@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
 
-from play.services.seating import HeldSeat, Sitter, Verdict, seat_verdict
+from play.services.seating import HeldSeat, Sitter, TableFacts, Verdict, seat_verdict
 
 
 def sitter_from(me: dict[str, Any] | None) -> Sitter | None:
@@ -26,41 +26,23 @@ def sitter_from(me: dict[str, Any] | None) -> Sitter | None:
 def verdict(row: dict[str, Any], sitter: Sitter | None, *, is_open: bool = True) -> Verdict:
     """Whether the viewer may sit at the table of `row` (a lobby row: open, unless the
     table was just closed and `is_open` is False)."""
-    return _verdict(
-        translation.get_language() or "",
-        row["id"],
-        row["variant"],
-        is_open,
-        row["entry_limit"],
-        row["seats_taken"],
-        row["seat_count"],
-        sitter,
+    facts = TableFacts(
+        table_id=row["id"],
+        variant=row["variant"],
+        is_open=is_open,
+        entry_limit=row["entry_limit"],
+        seats_taken=row["seats_taken"],
+        seat_count=row["seat_count"],
     )
+    return _verdict(translation.get_language() or "", facts, sitter)
 
 
 # A batch's rows are decided for every lobby socket, and most sockets of a row decide
 # alike: both the verdict and the markup are remembered by what they depend on (the
 # language included: the messages are in it), so a change costs each socket a lookup.
 @lru_cache(maxsize=4096)
-def _verdict(
-    language: str,
-    table_id: int,
-    variant: str,
-    is_open: bool,
-    entry_limit: int,
-    seats_taken: int,
-    seat_count: int,
-    sitter: Sitter | None,
-) -> Verdict:
-    return seat_verdict(
-        table_id=table_id,
-        variant=variant,
-        is_open=is_open,
-        entry_limit=entry_limit,
-        seats_taken=seats_taken,
-        seat_count=seat_count,
-        sitter=sitter,
-    )
+def _verdict(language: str, facts: TableFacts, sitter: Sitter | None) -> Verdict:
+    return seat_verdict(facts, sitter)
 
 
 # The fields of a row its markup shows (templates/lobby/lobby_row.html).

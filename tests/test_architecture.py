@@ -265,12 +265,12 @@ def test_the_layer_check_names_an_import_that_runs_up(tmp_path):
 #
 # The frames come before the services because a service schedules its frames inside its
 # own transaction (`play.frames.viewing.frames_on_commit`), to be sent once it commits.
-# The wall clock is ground that every layer reads, while the rest of play.clock (the
+# The wall clock (play.wall) is ground that every layer reads, while play.clock (the
 # sweep, beat's schedule, the embedded ticker) drives services from the time as the edge
 # drives them from sockets: the deadline service they call (play.services.deadlines) is
 # the one a move calls first, so it is a service, not part of the clock.
 PLAY_LAYERS: tuple[tuple[str, ...], ...] = (
-    ("play.models", "play.signals", "play.apps", "play.migrations", "play.clock.wall"),
+    ("play.models", "play.signals", "play.apps", "play.migrations", "play.wall"),
     ("play.db",),
     ("play.frames",),
     ("play.services",),
@@ -320,16 +320,16 @@ def test_each_layer_of_live_play_imports_only_the_layers_below_it():
 
 
 def test_the_play_layer_check_names_an_import_that_runs_down_to_up(tmp_path):
-    # The store importing a service (in a function, as a lazy import would) is refused;
-    # the wall clock, ground, is placed by its own entry, not its package's.
+    # The store importing a service (in a function, as a lazy import would) is refused,
+    # and a module is placed by the longest entry that holds it.
     files = {
         "__init__.py": "",
         "db/__init__.py": "",
         "db/store.py": (
-            "from play.clock import wall\ndef later():\n    from play.services import moves\n"
+            "from play import wall\ndef later():\n    from play.services import moves\n"
         ),
+        "wall.py": "",
         "clock/__init__.py": "",
-        "clock/wall.py": "",
         "clock/sweep.py": "from play.services import moves\n",
         "services/__init__.py": "",
         "services/moves.py": "from play.db import store\n",
@@ -337,6 +337,6 @@ def test_the_play_layer_check_names_an_import_that_runs_down_to_up(tmp_path):
     for name, text in files.items():
         (tmp_path / "play" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "play" / name).write_text(text)
-    layers = (("play.clock.wall",), ("play.db",), ("play.services",), ("play.clock",))
+    layers = (("play.wall",), ("play.db",), ("play.services",), ("play.clock",))
     graph = import_graph(tmp_path, ["play"])
     assert _play_breaches(graph, layers) == ["play.db.store (line 3) imports play.services.moves"]

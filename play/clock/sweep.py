@@ -9,13 +9,13 @@ from typing import Any
 
 from django.db.models import QuerySet, Subquery
 
-from play.clock import wall
-from play.clock.wall import seconds
+from play import wall
 from play.db.selectors import PRESENCE_TTL_SECONDS
 from play.models import Game, Presence
 from play.services.commands import client_commands_forget
 from play.services.deadlines import apply_due, deal_due, start_due, swept
 from play.services.presence import presences_expire
+from play.wall import seconds
 from tables.models import Table
 
 

@@ -13,7 +13,7 @@ play/db/seat_reads.py's."""
 
 from __future__ import annotations
 
-from play.clock import wall
+from play import wall
 from play.db import store
 from play.db.seat_reads import seats_known
 from play.db.selectors import presence_cutoff

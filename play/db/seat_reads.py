@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from play.clock import wall
+from play import wall
 from play.db import store
 from play.db.selectors import presence_cutoff, seats_connected
 from tables.models import Seat, Table

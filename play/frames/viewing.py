@@ -10,7 +10,7 @@ from typing import Any
 from django.db import transaction
 
 from games import engine
-from play.clock import wall
+from play import wall
 from play.db import store
 from play.db.seat_reads import seats_read_connected, table_seats
 from play.db.selectors import connected_users, latest_game

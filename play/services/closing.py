@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games import engine
-from play.clock import wall
+from play import wall
 from play.db.locks import lock_table, playing_game
 from play.frames.viewing import frames_on_commit
 from play.models import Game

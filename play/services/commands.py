@@ -10,14 +10,14 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from play.clock import wall
-from play.clock.wall import seconds
+from play import wall
 from play.db import store
 from play.db.locks import lock_table_version
 from play.models import ClientCommand
 from play.services.deadlines import apply_due_if_any, swept
 from play.services.errors import PlayError
 from play.services.moves import version_expected
+from play.wall import seconds
 from tables.models import Table
 
 # How long a command id is remembered (docs/protocol.md).

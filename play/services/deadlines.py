@@ -12,8 +12,7 @@ from django.db import transaction
 
 from games import engine
 from games.ai import choose_action
-from play.clock import wall
-from play.clock.wall import seconds
+from play import wall
 from play.db import store
 from play.db.locks import lock_table_or_skip, playing_game
 from play.db.seat_reads import read_seats
@@ -22,6 +21,7 @@ from play.frames.viewing import frames_on_commit
 from play.models import Game
 from play.services.errors import PlayError
 from play.services.lifecycle import deal, start_next, transition
+from play.wall import seconds
 from tables.models import Table
 from tables.signals import table_changed_on_commit
 

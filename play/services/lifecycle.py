@@ -25,7 +25,6 @@ from games import fairness as fair
 from games.errors import RulesError
 from games.record import replay
 from games.shuffle import fresh_seed
-from play.clock.wall import seconds
 from play.db import store
 from play.db.locks import playing_game
 from play.db.seat_reads import forget_seats, seat_row, table_seats
@@ -36,6 +35,7 @@ from play.services.chips import chips_sync, eligible_seats, eligible_with_wallet
 from play.services.errors import PlayError
 from play.services.records import OPEN_ENDED, game_record
 from play.signals import deal_ended, game_ended
+from play.wall import seconds
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
 from tables.variants import BANKER36, BLACKJACK, CLASSIC, SALON, SOLO

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from games import engine
 from games import fairness as fair
-from play.clock import wall
+from play import wall
 from play.db.locks import lock_table, lock_table_and_game, lock_table_with_host, playing_game
 from play.db.seat_reads import read_seats, table_seats
 from play.db.selectors import latest_game

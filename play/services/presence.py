@@ -9,8 +9,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
-from play.clock import wall
-from play.clock.wall import seconds
+from play import wall
 from play.db import selectors
 from play.db.locks import lock_table, playing_game
 from play.db.selectors import (
@@ -21,6 +20,7 @@ from play.db.selectors import (
 from play.frames import broadcast
 from play.frames.viewing import frames_on_commit
 from play.models import Presence
+from play.wall import seconds
 from tables.models import Table
 
 

@@ -15,7 +15,7 @@ from accounts.models import Account
 from accounts.services import wallet_for
 from accounts.templatetags.numbers import number as number_text
 from games.ai import LEVELS as AI_LEVELS
-from play.clock import wall
+from play import wall
 from play.db.locks import lock_table, playing_game
 from play.db.selectors import latest_game
 from play.frames.viewing import frames_on_commit
@@ -69,6 +69,19 @@ class Sitter:
 
 
 @dataclass(frozen=True)
+class TableFacts:
+    """What decides whether a table takes a player: the same for every viewer of a lobby
+    row, so a verdict can be remembered by it (lobby.rows)."""
+
+    table_id: int
+    variant: str
+    is_open: bool
+    entry_limit: int
+    seats_taken: int
+    seat_count: int
+
+
+@dataclass(frozen=True)
 class Verdict:
     """Whether a player may take a seat at a table: `join`, `seated` (they sit there
     already) or `refused`, with the refusal's code and message (in the active language)."""
@@ -92,16 +105,7 @@ def _refused(code: str, message: str) -> Verdict:
     return Verdict(REFUSED, code, message)
 
 
-def seat_verdict(
-    *,
-    table_id: int,
-    variant: str,
-    is_open: bool,
-    entry_limit: int,
-    seats_taken: int,
-    seat_count: int,
-    sitter: Sitter | None,
-) -> Verdict:
+def seat_verdict(table: TableFacts, sitter: Sitter | None) -> Verdict:
     """Whether `sitter` (None: not signed in) may sit at a table with these facts, the
     refusals in the order seat_take makes them. Reads nothing: the caller brings the facts
     (seat_take under its locks; the lobby from its rows and the viewer's `me`). A ban or a
@@ -109,9 +113,9 @@ def seat_verdict(
     checks, made between `leaving` and `seated_elsewhere`."""
     if sitter is None:
         return _refused("not_signed_in", _("Войдите, чтобы сесть за стол."))
-    if not is_open:
+    if not table.is_open:
         return _refused("table_closed", _("Стол закрыт."))
-    here = next((seat for seat in sitter.seats if seat.table == table_id), None)
+    here = next((seat for seat in sitter.seats if seat.table == table.table_id), None)
     if here is not None:
         if here.leaving:
             return _refused(
@@ -119,7 +123,7 @@ def seat_verdict(
                 _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
             )
         return Verdict(SEATED)
-    if variant in CHIP_VARIANTS:
+    if table.variant in CHIP_VARIANTS:
         # A player's chips are in play at one table at a time, so that what a game counts
         # as theirs is what their wallet holds.
         elsewhere = next((seat for seat in sitter.seats if seat.variant in CHIP_VARIANTS), None)
@@ -129,17 +133,17 @@ def seat_verdict(
                 _("Вы уже играете на фишки за столом «%(name)s»: встаньте оттуда сначала.")
                 % {"name": elsewhere.name},
             )
-    if sitter.balance < entry_limit:
+    if sitter.balance < table.entry_limit:
         return _refused(
             "below_entry_limit",
             ngettext(
                 "Нужно не меньше %(limit)s фишки, у вас %(balance)s.",
                 "Нужно не меньше %(limit)s фишек, у вас %(balance)s.",
-                entry_limit,
+                table.entry_limit,
             )
-            % {"limit": number_text(entry_limit), "balance": number_text(sitter.balance)},
+            % {"limit": number_text(table.entry_limit), "balance": number_text(sitter.balance)},
         )
-    if seats_taken >= seat_count:
+    if table.seats_taken >= table.seat_count:
         return _refused("table_full", _("Свободных мест нет."))
     return Verdict(JOIN)
 
@@ -173,15 +177,15 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
         # The wallet's row lock (to the commit) makes two tabs sitting at two chip tables
         # at once take turns: this table's lock cannot.
         Account.objects.select_for_update().get(pk=wallet_for(player).pk)
-    verdict = seat_verdict(
+    facts = TableFacts(
         table_id=table.pk,
         variant=table.variant,
         is_open=table.is_open,
         entry_limit=table.entry_limit,
         seats_taken=table.seats.count(),
         seat_count=table.seat_count,
-        sitter=sitter_of(player),
     )
+    verdict = seat_verdict(facts, sitter_of(player))
     if verdict.state == SEATED:
         return table.seats.get(player=player)
     if verdict.code in ("table_closed", "leaving"):

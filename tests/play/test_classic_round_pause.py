@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games import engine
-from play.clock import wall
+from play import wall
 from play.clock.sweep import deadlines_sweep
 from play.frames.build import epoch_ms, game_info
 from play.models import Game, GameEvent

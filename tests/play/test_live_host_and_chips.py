@@ -24,7 +24,7 @@ from django.utils import timezone
 from accounts.models import Account, LedgerEntry
 from accounts.services import chips_in_circulation, wallet_for
 from games.record import replay
-from play.clock import wall
+from play import wall
 from play.clock.sweep import deadlines_sweep
 from play.models import Game
 from play.services import chips, closing, moves, seating

@@ -28,7 +28,7 @@ from django.db import connections
 from django.utils import timezone
 
 from games import engine
-from play.clock import wall
+from play import wall
 from play.clock.sweep import deadlines_sweep
 from play.models import ClientCommand, Game, GameEvent
 from play.services import commands, errors, moves, seating
