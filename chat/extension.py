@@ -11,12 +11,15 @@ from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.utils import translation
 from django.utils.translation import gettext as _
+from msgspec import UNSET
 
 from chat import delivery, services
 from chat.errors import ChatRefused
+from contract import table_in
+from contract.reading import Problem, read
 from people.blocks import blocked_ids
 from play.edge.extensions import Connection
-from play.edge.sockets import database, error_frame, safe_id
+from play.edge.sockets import database, error_frame, refusal_of, safe_id
 
 # How long a message's id is remembered, so that a resend posts it once.
 RESEND_WINDOW_SECONDS = 600
@@ -62,13 +65,17 @@ class ChatExtension:
                 error_frame("bad_message", _('Каждое действие несёт "id": строку до 64 знаков.'))
             )
             return
+        checked = read(message, table_in.Chat)
+        if isinstance(checked, Problem):
+            await connection.send(refusal_of(checked, id=client_id))
+            return
         # A resend (the same id, after a reconnect: the same session) is answered as the
         # first was, and posts nothing more.
         session = hashlib.sha256((connection.session_key or "").encode()).hexdigest()[:32]
         sent_key = f"chat:sent:{connection.user_id}:{session}:{client_id}"
         already = await sync_to_async(cache.get, thread_sensitive=False)(sent_key)
         if already is not None:
-            await connection.send({"type": "ack", "id": client_id, "chat": already})
+            await connection.send({"type": "ack", "id": client_id, "chat": already, "repeat": True})
             return
 
         def post() -> Any:
@@ -78,9 +85,9 @@ class ChatExtension:
                 return services.message_post(
                     author=connection.user,
                     table_id=connection.table_id,
-                    text=message.get("text"),
-                    phrase=message.get("phrase"),
-                    reaction=message.get("reaction"),
+                    text=None if checked.text is UNSET else checked.text,
+                    phrase=None if checked.phrase is UNSET else checked.phrase,
+                    reaction=None if checked.reaction is UNSET else checked.reaction,
                 )
 
         try:

@@ -28,12 +28,16 @@ class Problem:
     field: str
     reason: str
     detail: str
+    # For `type`: the JSON type the field must have and the one it had (msgspec's names:
+    # `int`, `str`, `bool`, `float`, `object`, `array`, `null`).
+    expected: str = ""
+    got: str = ""
 
 
 _AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]+)`")
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]+)`")
-_TYPE = re.compile(r"^Expected `[^`]+`, got `[^`]+`")
+_TYPE = re.compile(r"^Expected `(?P<expected>[^`]+)`, got `(?P<got>[^`]+)`$")
 
 
 def problem_of(error: msgspec.ValidationError) -> Problem:
@@ -50,7 +54,10 @@ def problem_of(error: msgspec.ValidationError) -> Problem:
         if found:
             name = found.group("name")
             return Problem(f"{field}.{name}" if field else name, reason, text)
-    return Problem(field, "type" if _TYPE.match(text) else "value", text)
+    wrong_type = _TYPE.match(text)
+    if wrong_type:
+        return Problem(field, "type", text, wrong_type["expected"], wrong_type["got"])
+    return Problem(field, "value", text)
 
 
 def read(data: Any, kind: type[T]) -> T | Problem:

@@ -1,12 +1,15 @@
 """What a client sends a table socket (docs/protocol.md §4, §5, §17): one definition per
 `type`. Every command carries an `id` and may carry the table `version` it was decided
-on; a field a definition does not name is refused (`bad_message`, naming it)."""
+on; a field a definition does not name is refused (`bad_message`, naming it). An
+optional field is absent or of its type: `null` is not a value of any of them (UNSET is
+msgspec's "absent")."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from contract.base import CommandId, Message, TableVersion
 from contract.registry import SocketMessage
@@ -19,7 +22,7 @@ SeedText = Annotated[str, msgspec.Meta(description="1–64 of A–Z a–z 0–9 
 class Request(Message, kw_only=True):
     """A request without an id of its own: it may carry one, which its answer repeats."""
 
-    id: str | None = None
+    id: str | UnsetType = UNSET
 
 
 class Ping(Request, kw_only=True, tag_field="type", tag="ping"):
@@ -40,11 +43,11 @@ class Command(Message, kw_only=True):
     """A command: answered with exactly one `ack` or `error` carrying its `id`."""
 
     id: CommandId
-    version: TableVersion | None = None
+    version: TableVersion | UnsetType = UNSET
 
 
 class Sit(Command, kw_only=True, tag_field="type", tag="sit"):
-    invite: str | None = None
+    invite: str | UnsetType = UNSET
 
 
 class Stand(Command, kw_only=True, tag_field="type", tag="stand"):
@@ -56,9 +59,9 @@ class Ready(Command, kw_only=True, tag_field="type", tag="ready"):
 
 
 class Start(Command, kw_only=True, tag_field="type", tag="start"):
-    match_length: int | None = None
+    match_length: int | UnsetType = UNSET
     # The older name of `match_length`, kept for the clients written against it.
-    rounds: int | None = None
+    rounds: int | UnsetType = UNSET
 
 
 class ClientSeed(Command, kw_only=True, tag_field="type", tag="client_seed"):
@@ -67,8 +70,8 @@ class ClientSeed(Command, kw_only=True, tag_field="type", tag="client_seed"):
 
 class Action(Command, kw_only=True, tag_field="type", tag="action"):
     action: str
-    amount: int | None = None
-    position: int | None = None
+    amount: int | UnsetType = UNSET
+    position: int | UnsetType = UNSET
 
 
 class Pause(Command, kw_only=True, tag_field="type", tag="pause"):
@@ -106,9 +109,9 @@ class Close(Command, kw_only=True, tag_field="type", tag="close"):
 class Chat(Command, kw_only=True, tag_field="type", tag="chat"):
     """One of `text`, `phrase` or `reaction` (§17.1)."""
 
-    text: str | None = None
-    phrase: str | None = None
-    reaction: str | None = None
+    text: str | UnsetType = UNSET
+    phrase: str | UnsetType = UNSET
+    reaction: str | UnsetType = UNSET
 
 
 REQUESTS: dict[str, type[Request]] = {

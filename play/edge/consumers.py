@@ -16,8 +16,11 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError
 from django.utils import translation
 from django.utils.translation import gettext as _
+from msgspec import UNSET
 
 from accounts import sessions
+from contract import table_in
+from contract.reading import Problem, read
 from lib.jsontext import json_text
 from play.db import selectors
 from play.edge import extensions
@@ -32,6 +35,7 @@ from play.edge.sockets import (
     database,
     echo,
     error_frame,
+    refusal_of,
     safe_id,
     session_ended_message,
     socket_language,
@@ -191,14 +195,19 @@ class TableConsumer(  # type: ignore[misc]
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message["type"]
-        if kind == "ping":
-            await self._send({"type": "pong", "version": await self._version()})
-            return
-        if kind == "snapshot":
-            await self._send_snapshot()
-            return
-        if kind == "record":
-            await self._send_record(message)
+        request = table_in.REQUESTS.get(kind)
+        if request is not None:
+            # Requests are read before anything else: a bad one gets `bad_message`.
+            checked = read(message, request)
+            if isinstance(checked, Problem):
+                await self._send(refusal_of(checked, **echo(message)))
+            elif kind == "ping":
+                await self._send({"type": "pong", "version": await self._version()})
+            elif kind == "snapshot":
+                await self._send_snapshot()
+            else:
+                assert isinstance(checked, table_in.RecordRequest)
+                await self._send_record(checked.game, message)
             return
         handler = self._COMMANDS.get(kind)
         if handler is None:
@@ -209,7 +218,7 @@ class TableConsumer(  # type: ignore[misc]
             await self._send(
                 error_frame(
                     "unknown_type",
-                    _("Неизвестный тип сообщения %(type)r; см. docs/protocol.md.")
+                    _("Неизвестный тип сообщения %(type)r; см. docs/asyncapi.yaml.")
                     % {"type": kind[:40]},
                     **echo(message),
                 )
@@ -226,17 +235,17 @@ class TableConsumer(  # type: ignore[misc]
                 error_frame("bad_message", _('Каждое действие несёт "id": строку до 64 знаков.'))
             )
             return
-        problem = _check_arguments(kind, message)
-        if problem:
-            await self._send(error_frame("bad_message", problem, id=client_id))
+        checked = read(message, table_in.COMMANDS[kind])
+        if isinstance(checked, Problem):
+            await self._send(refusal_of(checked, id=client_id))
             return
         # An action's version is checked by the move itself (moves.game_act), with
         # the overdue decision it may meet; any other command's here.
         move = kind == "action"
-        version = None if move else message.get("version")
+        version = None if move or checked.version is UNSET else checked.version
         await self._command(
             client_id,
-            lambda table: handler(self, table, message),
+            lambda table: handler(self, table, checked),
             version,
             locks_its_table=kind in self._LOCK_THEIR_TABLE,
         )
@@ -309,26 +318,28 @@ class TableConsumer(  # type: ignore[misc]
         await self._send(error_frame("session_ended", session_ended_message()))
         await self.close(code=CLOSE_SESSION_ENDED)
 
-    # Each command: (consumer, table, message) -> outcome dict. Run inside command_run.
-    def _sit(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    # Each command: (consumer, table, the message read by its definition in
+    # contract.table_in) -> outcome dict. Run inside command_run.
+    def _sit(self, table: Table, message: table_in.Sit) -> dict[str, Any]:
         # The invite in the message, else the one the connection came in with.
-        invite = message.get("invite", self.invite)
+        invite = self.invite if message.invite is UNSET else message.invite
         seat = seating.seat_take(table=table, player=self.user, invite=invite)
         return {"seat": seat.seat_id}
 
-    def _stand(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _stand(self, table: Table, message: table_in.Stand) -> dict[str, Any]:
         seating.seat_leave(table=table, player=self.user)
         return {}
 
-    def _ready(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        seating.seat_ready(table=table, player=self.user, ready=message.get("ready", True))
+    def _ready(self, table: Table, message: table_in.Ready) -> dict[str, Any]:
+        seating.seat_ready(table=table, player=self.user, ready=message.ready)
         return {}
 
-    def _start(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _start(self, table: Table, message: table_in.Start) -> dict[str, Any]:
         # `match_length` is the table's name for it (open_table, the lobby); `rounds`,
         # the name `start` first took, stays an alias for the clients written against it.
-        length = message.get("match_length", message.get("rounds"))
-        if "rounds" in message and message["rounds"] != length:
+        given = [n for n in (message.match_length, message.rounds) if n is not UNSET]
+        length = given[0] if given else None
+        if len(set(given)) > 1:
             raise PlayError(
                 "bad_message",
                 _("match_length и rounds — одна длина партии: укажите одно значение."),
@@ -337,40 +348,43 @@ class TableConsumer(  # type: ignore[misc]
         table.refresh_from_db(fields=["pending"])
         return {"game": game.number if game is not None else table.pending["number"]}
 
-    def _client_seed(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        return moves.client_seed_give(table=table, player=self.user, seed=message["seed"])
+    def _client_seed(self, table: Table, message: table_in.ClientSeed) -> dict[str, Any]:
+        return moves.client_seed_give(table=table, player=self.user, seed=message.seed)
 
-    def _action(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        action = {k: message[k] for k in ("action", "amount", "position") if k in message}
-        return moves.game_act(
-            table=table, player=self.user, action=action, version=message.get("version")
-        )
+    def _action(self, table: Table, message: table_in.Action) -> dict[str, Any]:
+        action: dict[str, Any] = {"action": message.action}
+        if message.amount is not UNSET:
+            action["amount"] = message.amount
+        if message.position is not UNSET:
+            action["position"] = message.position
+        version = None if message.version is UNSET else message.version
+        return moves.game_act(table=table, player=self.user, action=action, version=version)
 
-    def _pause(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _pause(self, table: Table, message: table_in.Pause) -> dict[str, Any]:
         return moves.game_pause(table=table, by=self.user)
 
-    def _resume(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _resume(self, table: Table, message: table_in.Resume) -> dict[str, Any]:
         return moves.game_resume(table=table, by=self.user)
 
-    def _remove(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        seating.player_remove(table=table, by=self.user, seat_id=message["seat"])
+    def _remove(self, table: Table, message: table_in.Remove) -> dict[str, Any]:
+        seating.player_remove(table=table, by=self.user, seat_id=message.seat)
         return {}
 
-    def _add_ai(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        seat = seating.ai_seat_add(table=table, by=self.user, level=message["level"])
+    def _add_ai(self, table: Table, message: table_in.AddAi) -> dict[str, Any]:
+        seat = seating.ai_seat_add(table=table, by=self.user, level=message.level)
         return {"seat": seat.seat_id}
 
-    def _remove_ai(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
-        seating.ai_seat_remove(table=table, by=self.user, number=message["number"])
+    def _remove_ai(self, table: Table, message: table_in.RemoveAi) -> dict[str, Any]:
+        seating.ai_seat_remove(table=table, by=self.user, number=message.number)
         return {}
 
-    def _new_game(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _new_game(self, table: Table, message: table_in.NewGame) -> dict[str, Any]:
         return moves.solo_new_game(table=table, player=self.user)
 
-    def _end_session(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _end_session(self, table: Table, message: table_in.EndSession) -> dict[str, Any]:
         return moves.session_end(table=table, player=self.user)
 
-    def _close(self, table: Table, message: dict[str, Any]) -> dict[str, Any]:
+    def _close(self, table: Table, message: table_in.Close) -> dict[str, Any]:
         return closing.table_close_by_host(table=table, by=self.user)
 
     # Commands whose service reads the table under its lock before anything else
@@ -435,21 +449,13 @@ class TableConsumer(  # type: ignore[misc]
             return None
         return viewing.table_snapshot(table=table, user=self.user if self.signed_in else None)
 
-    async def _send_record(self, message: dict[str, Any]) -> None:
-        number = message.get("game")
+    async def _send_record(self, number: int, message: dict[str, Any]) -> None:
         record = await database(self._record)(number)
         await self._send({**record, **echo(message)})
 
-    def _record(self, number: Any) -> dict[str, Any]:
+    def _record(self, number: int) -> dict[str, Any]:
         with translation.override(self.language):
-            # Checked before the query: a string would make the lookup raise and drop the
-            # connection.
-            valid = type(number) is int
-            game = (
-                Game.objects.filter(table_id=self.table_id, number=number).first()
-                if valid
-                else None
-            )
+            game = Game.objects.filter(table_id=self.table_id, number=number).first()
             if game is None:
                 return error_frame("not_found", _("Такой игры за этим столом нет."))
             if not self.signed_in or not _played_in(game, self.user):
@@ -482,38 +488,3 @@ class TableConsumer(  # type: ignore[misc]
 
 def _played_in(game: Game, user: Any) -> bool:
     return bool(user.is_staff or any(p["user"] == user.pk for p in game.players))
-
-
-# The arguments each command needs, with their JSON types.
-_ARGUMENTS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "action": {"action": str},
-    "remove": {"seat": str},
-    "add_ai": {"level": str},
-    "remove_ai": {"number": int},
-    "client_seed": {"seed": str},
-}
-_OPTIONAL: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "action": {"amount": int, "position": int},
-    "sit": {"invite": str},
-    "start": {"match_length": int, "rounds": int},
-    "ready": {"ready": bool},
-}
-# Every command may name the table version it was decided on (docs/protocol.md §5.2).
-for _kind in TableConsumer._COMMANDS:
-    _OPTIONAL.setdefault(_kind, {})["version"] = int
-
-
-def _check_arguments(kind: str, message: dict[str, Any]) -> str | None:
-    for name, kind_type in _ARGUMENTS.get(kind, {}).items():
-        value = message.get(name)
-        if not isinstance(value, kind_type) or (isinstance(value, bool) and kind_type is int):
-            return _("Поле %(name)r обязательно (%(type)s).") % {
-                "name": name,
-                "type": kind_type.__name__ if isinstance(kind_type, type) else "",
-            }
-    for name, kind_type in _OPTIONAL.get(kind, {}).items():
-        if name in message:
-            value = message[name]
-            if not isinstance(value, kind_type) or (isinstance(value, bool) and kind_type is int):
-                return _("Поле %(name)r неверного типа.") % {"name": name}
-    return None

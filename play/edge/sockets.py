@@ -28,6 +28,8 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts import sessions
 from accounts.throttling import cache_count
+from contract.reading import Problem
+from lib.problems import problem_text
 from play.edge import connections
 
 logger = logging.getLogger(__name__)
@@ -127,6 +129,14 @@ def _address(scope: dict[str, Any]) -> str | None:
 
 def error_frame(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
+
+
+def refusal_of(problem: Problem, **extra: Any) -> dict[str, Any]:
+    """The `bad_message` answering a message that does not fit its definition (contract),
+    naming the field in `field` and in its text."""
+    if problem.field:
+        extra["field"] = problem.field
+    return error_frame("bad_message", problem_text(problem), **extra)
 
 
 def _count_message(key: str) -> int:
@@ -365,6 +375,7 @@ class GuardedInput:
             # name with it closed the lobby socket): refused before any handler sees it.
             refusal = _("Поле %(name)r содержит символ NUL: такой текст не принимается.")
             extra = {"id": self.reading_id} if self.reading_id else {}
+            extra["field"] = with_nul
             await self._send(error_frame("bad_message", refusal % {"name": with_nul}, **extra))
             return None
         return message

@@ -382,7 +382,8 @@ async def test_a_truly_anonymous_watcher_gets_a_spectators_message_at_once(class
             'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".',
         ),
         ({}, 'Сообщение чата несёт ровно одно из полей "text", "phrase" и "reaction".'),
-        ({"text": 5}, 'Поле "text" должно быть строкой.'),
+        ({"text": 5}, "Поле 'text' неверного типа: нужен str, а не int."),
+        ({"text": None}, "Поле 'text' неверного типа: нужен str, а не null."),
     ],
 )
 async def test_a_chat_message_carries_exactly_one_known_field(classic, fields, message):

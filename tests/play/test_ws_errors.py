@@ -206,8 +206,9 @@ async def test_too_large_frame_is_refused_unread_and_the_connection_stays_open(m
     assert (await error_for(client, wide))["code"] == "too_large"
     # Still seated (the refused «stand» was never read), and the socket still works.
     assert await database_sync_to_async(table.seats.filter(player=ann).exists)()
-    head = '{"type": "ping", "pad": "'
-    exact = head + "x" * (limit - len(head) - 2) + '"}'
+    # A ping with no field to spare: JSON's whitespace fills it to the limit.
+    head = '{"type": "ping"'
+    exact = head + " " * (limit - len(head) - 1) + "}"
     assert len(exact.encode()) == limit
     await client.comm.send_to(text_data=exact)
     assert (await client.recv_until(lambda m: m["type"] in ("pong", "error")))["type"] == "pong"
@@ -583,12 +584,19 @@ async def test_record_is_forbidden_to_spectators_and_unknown_games_are_not_found
         answer = await client.recv_until(lambda m: m["type"] in ("record", "error"))
         assert answer["code"] == "forbidden", answer
     player = clients["ponter"]
-    for number in (2, 0, "1", "abc", [1], {"n": 1}, None, True, 1.0):
+    for number in (2, 0, -1):
         await player.send({"type": "record", "game": number})
         answer = await player.recv_until(lambda m: m["type"] in ("record", "error"))
         assert answer["code"] == "not_found", (number, answer)
+    # `game` is an integer (contract.table_in.RecordRequest): anything else, or none, is a
+    # malformed request, named back.
+    for number in ("1", "abc", [1], {"n": 1}, None, True, 1.0):
+        await player.send({"type": "record", "game": number})
+        answer = await player.recv_until(lambda m: m["type"] in ("record", "error"))
+        assert (answer["code"], answer["field"]) == ("bad_message", "game"), (number, answer)
     await player.send({"type": "record"})
-    assert (await player.recv_until(lambda m: m["type"] == "error"))["code"] == "not_found"
+    answer = await player.recv_until(lambda m: m["type"] == "error")
+    assert (answer["code"], answer["field"]) == ("bad_message", "game")
     await still_works(player)
     await player.send({"type": "record", "game": 1})
     answer = await player.recv_until(lambda m: m["type"] in ("record", "error"))
