@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # moderation (which reports chat messages and vetoes, through chat's and play's signals,
 # a muted player's message and a banned player's seat).
 LAYERS = (
-    "lib",
     "contract",
+    "lib",
     "games",
     "accounts",
     "tables",
