@@ -18,9 +18,17 @@ PROD_LOCK := requirements/prod.txt
 DEV_LOCK  := requirements/dev.txt
 PIP       := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
-.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean
+.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean spec
 
-install: $(STAMP)
+# AsyncAPI's own JSON Schema of AsyncAPI 3.0.0, which the suite validates
+# docs/asyncapi.yaml against (scripts/asyncapi_schema.py: pinned, hash-checked).
+ASYNCAPI_SCHEMA := $(VENV)/share/asyncapi/3.0.0.json
+
+install: $(STAMP) $(ASYNCAPI_SCHEMA)
+
+$(ASYNCAPI_SCHEMA): scripts/asyncapi_schema.py
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python scripts/asyncapi_schema.py $@
 
 # Hash-checked, and no dependency resolution at install time: what is installed is exactly
 # the lock. The project itself adds no packages (--no-deps), and its build backend is in the
@@ -63,13 +71,13 @@ run: $(STAMP)
 # tests in one process, so that the browser and the servers a module starts start once.
 # TEST_WORKERS=0 runs in this process (for a debugger).
 TEST_WORKERS ?= auto
-test: $(STAMP)
+test: $(STAMP) $(ASYNCAPI_SCHEMA)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
 
 # The inner loop: everything but the browser tests (e2e) and the tests that start servers
 # of their own (slow: daphne, Celery, redis-server), with a tenth of the property tests'
 # examples unless HYPOTHESIS_PROFILE=ci.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(ASYNCAPI_SCHEMA)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not e2e and not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
@@ -93,6 +101,10 @@ bench-live: $(STAMP)
 
 # Recompile translations after editing locale/*/LC_MESSAGES/django{,js}.po (needs gettext's
 # msgfmt). The compiled .mo files are committed, so `make run` never needs gettext.
+# docs/asyncapi.yaml and docs/openapi.yaml from the message definitions (contract/).
+spec: $(STAMP)
+	$(BIN)/python -m contract.spec
+
 messages: $(STAMP)
 	$(BIN)/python manage.py makemessages --locale en --ignore '.venv/*' --ignore 'games/*' --ignore 'tests/*'
 	$(BIN)/python manage.py makemessages --locale en --domain djangojs --ignore '.venv/*' --ignore 'staticfiles/*' --ignore 'tests/*' --ignore 'test-artifacts/*'

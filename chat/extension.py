@@ -33,7 +33,11 @@ class ChatExtension:
         blocked: set[int] = set()
         if connection.user_id is not None:
             await connection.join(delivery.user_group(connection.user_id))
-            blocked = await database(blocked_ids)(connection.user_id)
+        # A view-only socket (`?view=spectator`) is anonymous but its session's user still
+        # blocked whom they blocked: the shared screen of a blocker hides them too.
+        reader_id = connection.user_id or connection.session_user_id
+        if reader_id is not None:
+            blocked = await database(blocked_ids)(reader_id)
         connection.state[self.name] = blocked
         messages = await database(services.history_for)(
             table_id=connection.table_id,

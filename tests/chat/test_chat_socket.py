@@ -298,6 +298,7 @@ async def test_a_resent_message_id_posts_once_and_answers_as_the_first_time(clas
     await a.send({"type": "chat", "id": "same", "text": "один раз"})
     second = await a.recv_until(lambda m: m.get("id") == "same")
     assert first["type"] == second["type"] == "ack" and first["chat"] == second["chat"]
+    assert "repeat" not in first and second["repeat"] is True
     assert await database_sync_to_async(ChatMessage.objects.count)() == 1
     await a.close()
 
@@ -350,6 +351,19 @@ async def test_a_seated_players_shared_screen_is_held_from_like_the_player(class
     frame = await screen.recv_until(_is_chat("Бери ещё!"))
     assert frame["message"]["held"] is True
     for client in (screen, reopened, c):
+        await client.close()
+
+
+async def test_a_blockers_shared_screen_hides_whom_they_blocked_live_and_in_history(classic):
+    table, ann, bob, *_ = await classic()
+    b = await _opened(table.pk, bob)
+    await _say(b, text="до блока")
+    await database_sync_to_async(_block)(ann, bob)
+    screen = await _screen(table.pk, ann)
+    assert screen.history["messages"] == []
+    await _say(b, text="после блока")
+    assert await _nothing_said(screen, "после блока")
+    for client in (screen, b):
         await client.close()
 
 
