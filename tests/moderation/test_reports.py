@@ -197,7 +197,7 @@ def test_reporting_the_same_message_twice_files_one_report(conversation):
         ({"player": ["bob"], "reason": "spam"}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": "x" * 501}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": 5}, 400, "bad_message"),
-        ({"player": "bo\x00b", "reason": "spam"}, 404, "not_found"),
+        ({"player": "bo\x00b", "reason": "spam"}, 400, "bad_message"),
         (["bob"], 400, "bad_message"),
     ],
 )

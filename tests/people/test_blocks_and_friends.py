@@ -180,8 +180,11 @@ def test_friend_request_refusals(make_user):
     )
     answer = post_json(client, reverse("people:friend_request"), {"name": "ghost"})
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+    # A body without the name is malformed, not a name no one has.
     answer = post_json(client, reverse("people:friend_request"), {})
-    assert answer.json()["error"]["code"] == "not_found"
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_message"
+    assert answer.json()["error"]["field"] == "name"
     # A form post with a refusal goes back with the reason as the page's message.
     response = client.post(reverse("people:friend_request"), {"name": "ghost"}, follow=True)
     assert any("нет" in m for m in messages_of(response))
