@@ -11,6 +11,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+import msgspec
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -27,6 +28,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.throttling import throttle_hit
 from chat.models import ChatMessage
 from chat.services import held_from
+from contract.http import ReportRequest
+from contract.reading import Problem, read
+from lib.bodies import malformed, refusal
 from moderation.models import NOTE_MAX_LENGTH, Report
 from moderation.services import ReportRefused, notice_acknowledge, report_create
 from play.services.permissions import is_host
@@ -53,14 +57,6 @@ def _wants_json(request: HttpRequest) -> bool:
     return request.content_type == "application/json"
 
 
-def _json_error(code: str, message: str, status: int) -> JsonResponse:
-    return JsonResponse(
-        {"error": {"code": code, "message": message}},
-        status=status,
-        json_dumps_params={"ensure_ascii": False},
-    )
-
-
 def _profile_path(username: str) -> str:
     # The path the people app serves profiles at (its URL name may move with its
     # namespace; the path is the contract).
@@ -82,30 +78,28 @@ def _back(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
-def _message_id(raw: Any, *, as_json: bool) -> int:
-    """The message id of a JSON body — a JSON integer, as docs/protocol.md says: not a
-    string, a bool or a float (1.9 is not message 1) — or of a form or a query string,
-    where an integer can only come as its digits."""
-    if as_json:
-        if type(raw) is not int:
-            raise ReportRefused("bad_message", _("Номер сообщения должен быть целым числом."))
-        return raw
+def _message_id(raw: Any) -> int:
+    """The message id of a form or a query string, where an integer can only come as its
+    digits (a JSON body's is a JSON integer: contract.http.ReportRequest)."""
     if not (isinstance(raw, str) and raw.isascii() and raw.isdigit()):
         raise ReportRefused("bad_message", _("Номер сообщения должен быть целым числом."))
-    return int(raw)
+    return _message_in_range(int(raw))
 
 
-def _target(data: Any, *, as_json: bool = False) -> tuple[int | None, str | None]:
-    """The message id or player name a request names (the message wins)."""
+def _message_in_range(message_id: int) -> int:
+    # An integer naming no row (a database refuses one past 64 bits): no such message.
+    if not 0 < message_id < 2**63:
+        raise ReportRefused("not_found", _("Такого сообщения нет."), 404)
+    return message_id
+
+
+def _target(data: Any) -> tuple[int | None, str | None]:
+    """The message id or player name a form or a query string names (the message wins)."""
     raw_message = data.get("message")
     player = data.get("player")
     message_id: int | None = None
-    if raw_message is not None and (as_json or raw_message != ""):
-        message_id = _message_id(raw_message, as_json=as_json)
-        if not 0 < message_id < 2**63:
-            raise ReportRefused("not_found", _("Такого сообщения нет."), 404)
-    if player is not None and not isinstance(player, str):
-        raise ReportRefused("bad_message", _("Имя игрока должно быть строкой."))
+    if raw_message is not None and raw_message != "":
+        message_id = _message_id(raw_message)
     return message_id, (player or None)
 
 
@@ -164,7 +158,7 @@ def report(request: HttpRequest) -> HttpResponse:
     as_json = request.method == "POST" and _wants_json(request)
     if not request.user.is_authenticated:
         if as_json:
-            return _json_error("not_signed_in", _("Войдите, чтобы пожаловаться."), 401)
+            return refusal("not_signed_in", _("Войдите, чтобы пожаловаться."), 401)
         return redirect_to_login(request.get_full_path())
     if request.method == "GET":
         return _report_page(request, request.GET, ReportForm())
@@ -212,26 +206,26 @@ def _report_json(request: HttpRequest) -> JsonResponse:
     try:
         data = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
-        return _json_error("bad_json", _("Тело запроса — не JSON."), 400)
+        return refusal("bad_json", _("Тело запроса — не JSON."), 400)
     if not isinstance(data, dict):
-        return _json_error("bad_message", _("Ожидался объект JSON."), 400)
-    note = data.get("note", "")
-    reason = data.get("reason")
+        return refusal("bad_message", _("Ожидался объект JSON."), 400)
+    if not _counted(request):
+        refused = _too_many()
+        return refusal(refused.code, refused.message, refused.status)
+    body = read(data, ReportRequest)
+    if isinstance(body, Problem):
+        return malformed(body)
     try:
-        if not _counted(request):
-            raise _too_many()
-        if not isinstance(reason, str) or (note is not None and not isinstance(note, str)):
-            raise ReportRefused("bad_message", _("Причина и пояснение — строки."))
-        message_id, player_name = _target(data, as_json=True)
+        message_id = None if body.message is msgspec.UNSET else _message_in_range(body.message)
         filed = report_create(
             reporter=request.user,
-            reason=reason,
-            note=note or "",
+            reason=body.reason,
+            note=body.note,
             message_id=message_id,
-            player_name=player_name,
+            player_name=None if body.player is msgspec.UNSET else body.player or None,
         )
-    except ReportRefused as refusal:
-        return _json_error(refusal.code, refusal.message, refusal.status)
+    except ReportRefused as refused:
+        return refusal(refused.code, refused.message, refused.status)
     return JsonResponse(
         {"report": filed.pk, "message": _thanks()},
         status=201,

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -24,7 +25,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.throttling import throttle_hit
+from contract.http import InviteRequest, Named, NextOnly
+from contract.reading import Problem, read
 from insights.skill import MIN_DECISIONS
+from lib.bodies import malformed, refusal
 from people import friends as svc
 from people.blocks import block_add, block_remove, has_blocked
 from people.friends import PeopleError
@@ -78,38 +82,49 @@ def _wants_json(request: HttpRequest) -> bool:
     )
 
 
-def _readable_body(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """A JSON post whose body is not a JSON object is refused with `400 bad_json`, rather
-    than read as no fields (which answered `not_found` for the name it then lacked)."""
+def _json_body(
+    kind: type[Any],
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """A JSON post is read as `kind` (contract.http): a body that is not a JSON object is
+    `400 bad_json`, a field of the wrong type, missing, unknown, holding a NUL or too long
+    `400 bad_message` naming it — rather than read as no fields, or as a name there is
+    no player of. A form post is read by the view, as the pages send it."""
 
-    @functools.wraps(view)
-    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.content_type == "application/json" and _json_object(request) is None:
-            return JsonResponse(
-                {"error": {"code": "bad_json", "message": _("Тело запроса — не объект JSON.")}},
-                status=400,
-            )
-        return view(request, *args, **kwargs)
+    def wrap(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.content_type == "application/json":
+                data = _json_object(request)
+                if data is None:
+                    return refusal("bad_json", _("Тело запроса — не объект JSON."), 400)
+                body = read(data, kind)
+                if isinstance(body, Problem):
+                    return malformed(body)
+                request.__dict__["_json_fields"] = {
+                    name: value
+                    for name, value in msgspec.structs.asdict(body).items()
+                    if value is not msgspec.UNSET
+                }
+            return view(request, *args, **kwargs)
 
-    return checked
+        return checked
+
+    return wrap
 
 
 def _json_object(request: HttpRequest) -> dict[str, Any] | None:
-    """The JSON post's body if it is an object, else None; parsed once per request (the
-    check of `_readable_body` and the view's `_fields` read the same)."""
-    if "_json_object" not in request.__dict__:
-        try:
-            body = json.loads(request.body or b"{}")
-        except ValueError:
-            body = None
-        request.__dict__["_json_object"] = body if isinstance(body, dict) else None
-    parsed: dict[str, Any] | None = request.__dict__["_json_object"]
-    return parsed
+    """The JSON post's body if it is an object (an empty body: no fields), else None."""
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
 
 
 def _fields(request: HttpRequest) -> dict[str, Any]:
     if request.content_type == "application/json":
-        return _json_object(request) or {}
+        fields: dict[str, Any] = request.__dict__["_json_fields"]
+        return fields
     return dict(request.POST.items())
 
 
@@ -126,9 +141,7 @@ def _refused(
     request: HttpRequest, fields: dict[str, Any], error: PeopleError, back: str
 ) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse(
-            {"error": {"code": error.code, "message": error.message}}, status=error.status
-        )
+        return refusal(error.code, error.message, error.status)
     messages.error(request, error.message)
     return redirect(_back(request, fields, back))
 
@@ -167,7 +180,7 @@ def _throttled(request: HttpRequest) -> None:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(NextOnly)
 def block(request: HttpRequest, username: str) -> HttpResponse:
     player = _player(username)
     fields = _fields(request)
@@ -184,7 +197,7 @@ def block(request: HttpRequest, username: str) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(NextOnly)
 def unblock(request: HttpRequest, username: str) -> HttpResponse:
     player = _player(username)
     fields = _fields(request)
@@ -261,7 +274,7 @@ def _friend_action(
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(Named)
 def friend_request(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         state = svc.friend_request_send(sender=request.user, recipient=other)
@@ -274,7 +287,7 @@ def friend_request(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(Named)
 def friend_accept(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_request_accept(recipient=request.user, sender=other)
@@ -285,7 +298,7 @@ def friend_accept(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(Named)
 def friend_decline(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_request_decline(recipient=request.user, sender=other)
@@ -296,7 +309,7 @@ def friend_decline(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(Named)
 def friend_cancel(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_request_cancel(sender=request.user, recipient=other)
@@ -307,7 +320,7 @@ def friend_cancel(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(Named)
 def friend_remove(request: HttpRequest) -> HttpResponse:
     def act(other: Any) -> tuple[str, str]:
         svc.friend_remove(user=request.user, friend=other)
@@ -321,14 +334,15 @@ def friend_remove(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(InviteRequest)
 def invite_send(request: HttpRequest) -> HttpResponse:
     fields = _fields(request)
     try:
         table_id = int(fields.get("table") or 0)
     except (TypeError, ValueError):
         table_id = 0
-    table = Table.objects.filter(pk=table_id).first()
+    # An integer naming no row: no such table (a database refuses one past 64 bits).
+    table = Table.objects.filter(pk=table_id).first() if 0 < table_id < 2**63 else None
     back = reverse("table", args=[table.pk]) if table is not None else reverse("people:friends")
     try:
         if table is None:
@@ -344,7 +358,7 @@ def invite_send(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-@_readable_body
+@_json_body(NextOnly)
 def invite_dismiss(request: HttpRequest, invite_id: int) -> HttpResponse:
     fields = _fields(request)
     svc.invite_dismiss(recipient=request.user, invite_id=invite_id)

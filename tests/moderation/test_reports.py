@@ -9,8 +9,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from contract.http import ErrorBody, ReportFiled
 from moderation.models import Report
 from moderation.services import ReportRefused, report_create
+from tests.contract.http_bodies import assert_body
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +27,11 @@ def _client(user: Any, language: str = "ru", **kwargs: Any) -> Client:
 
 
 def _post_json(client: Client, body: Any) -> Any:
-    return client.post(URL, data=json.dumps(body), content_type="application/json")
+    """A JSON post, its answer checked against its definition (contract.http)."""
+    answer = client.post(URL, data=json.dumps(body), content_type="application/json")
+    if answer["Content-Type"] == "application/json":
+        assert_body(answer, ReportFiled if answer.status_code == 201 else ErrorBody)
+    return answer
 
 
 def test_the_url_is_the_contracts():
@@ -197,7 +203,7 @@ def test_reporting_the_same_message_twice_files_one_report(conversation):
         ({"player": ["bob"], "reason": "spam"}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": "x" * 501}, 400, "bad_message"),
         ({"player": "bob", "reason": "spam", "note": 5}, 400, "bad_message"),
-        ({"player": "bo\x00b", "reason": "spam"}, 404, "not_found"),
+        ({"player": "bo\x00b", "reason": "spam"}, 400, "bad_message"),
         (["bob"], 400, "bad_message"),
     ],
 )

@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from contract.http import Done, ErrorBody, Invited
 from people.blocks import blocked_ids
 from people.friends import INVITE_HOURS, friend_state, friends_of, live_invites
 from people.models import Block, FriendRequest, Friendship, Invite
@@ -20,6 +21,7 @@ from people.signals import blocks_changed
 from play.services import seating
 from tables import services
 from tables.models import Table
+from tests.contract.http_bodies import assert_body
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +33,12 @@ def signed_in(user: Any) -> Client:
 
 
 def post_json(client: Client, url: str, body: dict[str, Any] | None = None) -> Any:
-    return client.post(url, json.dumps(body or {}), content_type="application/json")
+    """A JSON post, its answer checked against its definition (contract.http)."""
+    answer = client.post(url, json.dumps(body or {}), content_type="application/json")
+    if answer["Content-Type"] == "application/json":
+        ok = answer.status_code == 200
+        assert_body(answer, (Invited if "invite" in answer.json() else Done) if ok else ErrorBody)
+    return answer
 
 
 def messages_of(response: Any) -> list[str]:
@@ -180,8 +187,11 @@ def test_friend_request_refusals(make_user):
     )
     answer = post_json(client, reverse("people:friend_request"), {"name": "ghost"})
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+    # A body without the name is malformed, not a name no one has.
     answer = post_json(client, reverse("people:friend_request"), {})
-    assert answer.json()["error"]["code"] == "not_found"
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "bad_message"
+    assert answer.json()["error"]["field"] == "name"
     # A form post with a refusal goes back with the reason as the page's message.
     response = client.post(reverse("people:friend_request"), {"name": "ghost"}, follow=True)
     assert any("нет" in m for m in messages_of(response))

@@ -1,0 +1,579 @@
+"""The JSON bodies of the HTTP endpoints (docs/protocol.md: "The chip balance (HTTP)",
+"The daily bonus (HTTP)", "The coach (HTTP)", "Friends, invites and blocks (HTTP)",
+"Reports (HTTP)", and `lobby.json` in §14): what each reads and what each answers.
+
+A request body is read by `contract.reading.read`: a field of the wrong type, missing or
+unknown, a string holding a NUL or over its length answers `400` with the field named in
+`error.field`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from contract.base import Message, VariantKey
+from contract.registry import Endpoint, Response
+
+# --- shared shapes ---------------------------------------------------------------------
+
+# A string of a request body: no NUL (PostgreSQL refuses it in a query, and no name or
+# text of ours holds one).
+_NO_NUL = r"^[^\x00]*$"
+UserName = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=150, pattern=_NO_NUL, description="a user name, as on /players/<name>/"
+    ),
+]
+NextPath = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=2000,
+        pattern=_NO_NUL,
+        description="where a form post returns to (ignored by a JSON answer)",
+    ),
+]
+Id = Annotated[int, msgspec.Meta(description="a row's id")]
+IsoTime = Annotated[str, msgspec.Meta(description="an ISO 8601 time with its UTC offset")]
+Path = Annotated[str, msgspec.Meta(description="a path of this site")]
+
+
+class ErrorDetail(Message, kw_only=True):
+    code: Annotated[str, msgspec.Meta(description="the same in every language")]
+    message: Annotated[str, msgspec.Meta(description="in the request's language")]
+    field: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                description="the malformed body's field (`name`, `note`): only on a `400` "
+                "for a field of the body that has the wrong type, is missing, unknown, holds a "
+                "NUL or is too long"
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+
+
+class ErrorBody(Message, kw_only=True):
+    """A refusal: `{"error": {"code", "message", "field"?}}`."""
+
+    error: ErrorDetail
+
+
+# --- the chip balance ------------------------------------------------------------------
+
+
+class ChipBalance(Message, kw_only=True):
+    """The signed-in user's wallet; `null` and `false` when not signed in."""
+
+    balance: int | None
+    bonus: Annotated[bool, msgspec.Meta(description="whether the daily bonus can be claimed")]
+
+
+# --- the coach -------------------------------------------------------------------------
+
+
+class CoachOption(Message, kw_only=True):
+    action: Literal["hit", "stand", "double", "split", "bet"]
+    amount: Annotated[int, msgspec.Meta(description="a bet's amount")] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    value: Annotated[float, msgspec.Meta(description="the expected result, in `unit`s")]
+    label: str
+    chosen: bool
+    best: bool
+
+
+class BetRange(Message, kw_only=True):
+    min: int
+    max: int
+    per_coin: Annotated[float, msgspec.Meta(description="the value of one coin bet")]
+
+
+class CoachDecision(Message, kw_only=True):
+    """A decision, valued: a `hint` (not made yet: `chosen` and `loss` null) or an entry of
+    a review."""
+
+    situation: Annotated[str, msgspec.Meta(description="`hard16:T`, `total14`, `bet:J`…")]
+    label: str
+    options: list[CoachOption]
+    chosen: Annotated[str | None, msgspec.Meta(description="the label of what was done")]
+    best: Annotated[str, msgspec.Meta(description="the best option's label")]
+    loss: Annotated[float, msgspec.Meta(ge=0)] | None
+    mistake: bool
+    timeout: bool
+    bet: BetRange | msgspec.UnsetType = msgspec.UNSET
+
+
+class CoachSummary(Message, kw_only=True):
+    decisions: int
+    best: int
+    accuracy: Annotated[float, msgspec.Meta(ge=0, le=1)]
+    lost: float
+    lost_per_100: float
+
+
+class CoachRound(CoachSummary, kw_only=True):
+    game: int
+    round: int
+    review: list[CoachDecision]
+
+
+class Coach(Message, kw_only=True):
+    type: Literal["coach"]
+    table: Id
+    variant: Literal["blackjack", "solo"]
+    version: int
+    game: int | None
+    unit: Literal["units", "coins"]
+    hint: CoachDecision | None
+    last_round: CoachRound | None
+    session: CoachSummary
+
+
+class CoachError(Message, kw_only=True):
+    """The coach's refusal (its own form, as the table socket's `error`)."""
+
+    type: Literal["error"]
+    code: Literal["not_coached", "not_seated"]
+    message: str
+
+
+# --- friends, invites and blocks -------------------------------------------------------
+
+
+class NextOnly(Message, kw_only=True):
+    """A body with nothing but the form's `next` (block, unblock, dismiss)."""
+
+    next: NextPath | msgspec.UnsetType = msgspec.UNSET
+
+
+class Named(Message, kw_only=True):
+    """A friend request, accepting, declining, cancelling or removing: whom."""
+
+    name: UserName
+    next: NextPath | msgspec.UnsetType = msgspec.UNSET
+
+
+class InviteRequest(Message, kw_only=True):
+    table: Annotated[int, msgspec.Meta(description="the private table's id")]
+    name: Annotated[UserName, msgspec.Meta(description="the friend invited")]
+    next: NextPath | msgspec.UnsetType = msgspec.UNSET
+
+
+FriendState = Literal["blocked", "none", "outgoing", "friends", "dismissed"]
+
+
+class Done(Message, kw_only=True):
+    ok: Literal[True]
+    state: FriendState
+    message: str
+
+
+class Invited(Message, kw_only=True):
+    ok: Literal[True]
+    state: Literal["invited"]
+    message: str
+    invite: Id
+
+
+class FriendTable(Message, kw_only=True):
+    id: Id
+    name: str
+    variant: VariantKey
+    variant_name: str
+    private: bool
+    seated: bool
+    watch_url: Path
+    sit_url: Path
+
+
+class Friend(Message, kw_only=True):
+    name: str
+    profile: Path
+    online: bool
+    table: FriendTable | None
+
+
+class FriendRequest(Message, kw_only=True):
+    name: str
+    profile: Path
+    sent_at: IsoTime
+
+
+class InviteTable(Message, kw_only=True):
+    id: Id
+    name: str
+    variant: VariantKey
+    variant_name: str
+
+
+class Invite(Message, kw_only=True):
+    id: Id
+    from_: str = msgspec.field(name="from")
+    from_profile: Path
+    table: InviteTable
+    join_url: Path
+    dismiss_url: Path
+    sent_at: IsoTime
+    expires_at: IsoTime
+
+
+class FriendsPanel(Message, kw_only=True):
+    friends: list[Friend]
+    online: Annotated[int, msgspec.Meta(ge=0, description="friends online")]
+    incoming: list[FriendRequest]
+    outgoing: list[FriendRequest]
+    invites: list[Invite]
+
+
+# --- reports ---------------------------------------------------------------------------
+
+ReportReason = Literal["insult", "collusion", "spam", "other"]
+
+
+class ReportRequest(Message, kw_only=True):
+    """A report on a chat message (its author) or on a player; `message` wins."""
+
+    message: Annotated[int, msgspec.Meta(description="a chat message's id")] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+    player: UserName | msgspec.UnsetType = msgspec.UNSET
+    reason: ReportReason
+    note: Annotated[str, msgspec.Meta(max_length=500, pattern=_NO_NUL)] = ""
+
+
+class ReportFiled(Message, kw_only=True):
+    report: Id
+    message: Annotated[str, msgspec.Meta(description="thanks, in the request's language")]
+
+
+# --- lobby.json ------------------------------------------------------------------------
+
+
+class Join(Message, kw_only=True):
+    """Whether the viewer may sit at a table (§14), decided as `sit` decides."""
+
+    state: Literal["join", "seated", "refused"]
+    code: Literal[
+        "",
+        "not_signed_in",
+        "leaving",
+        "seated_elsewhere",
+        "below_entry_limit",
+        "table_full",
+    ]
+    message: str
+
+
+class LobbyRow(Message, kw_only=True):
+    """An open public table as the lobby lists it."""
+
+    id: Id
+    name: str
+    variant: VariantKey
+    variant_name: str
+    seats_taken: int
+    seat_count: int
+    stakes: str
+    options: Annotated[dict[str, int], msgspec.Meta(description="as `table.options` (§6.1)")]
+    entry_limit: int
+    playing: bool
+    join: Join | msgspec.UnsetType = msgspec.UNSET
+    html: Annotated[str, msgspec.Meta(description="the row's markup (`html=1`)")] | (
+        msgspec.UnsetType
+    ) = msgspec.UNSET
+
+
+class VariantCounts(Message, kw_only=True):
+    classic: int
+    salon: int
+    solo: int
+    banker36: int
+    blackjack: int
+
+
+class HeldSeat(Message, kw_only=True):
+    table: Id
+    name: str
+    variant: VariantKey
+    leaving: bool
+
+
+class OwnTable(Message, kw_only=True):
+    table: Id
+    name: str
+    variant: VariantKey
+    private: bool
+    seated: bool
+
+
+class LobbyMe(Message, kw_only=True):
+    balance: int
+    seats: list[HeldSeat]
+    tables: list[OwnTable]
+
+
+class LobbyState(Message, kw_only=True):
+    tables: list[LobbyRow]
+    page: Annotated[int, msgspec.Meta(ge=1)]
+    pages: Annotated[int, msgspec.Meta(ge=1)]
+    total: int
+    counts: VariantCounts
+    counts_total: int
+    me: LobbyMe | None
+    unavailable: list[Literal["tables", "me"]]
+
+
+# --- the web app manifest ------------------------------------------------------------
+
+
+class ManifestIcon(Message, kw_only=True):
+    src: Annotated[str, msgspec.Meta(description="the icon's static URL")]
+    sizes: Literal["192x192", "512x512", "any"]
+    type: Literal["image/png", "image/svg+xml"]
+    purpose: Literal["any", "maskable"]
+
+
+class WebManifest(Message, kw_only=True):
+    """The site's web app manifest (`application/manifest+json`)."""
+
+    id: Literal["/"]
+    name: str
+    short_name: str
+    description: str
+    lang: str
+    start_url: Literal["/"]
+    scope: Literal["/"]
+    display: Literal["standalone"]
+    orientation: Literal["any"]
+    theme_color: str
+    background_color: str
+    icons: list[ManifestIcon]
+
+
+# --- the endpoints ---------------------------------------------------------------------
+
+_MALFORMED = (
+    "a field of the body has the wrong type, is missing, unknown, holds a NUL or is too long"
+)
+_LOGIN = Response(302, "not signed in: to `/login/?next=…`")
+_NOT_POST = Response(405, "any method but POST")
+
+
+def _people(
+    method_path: str,
+    operation_id: str,
+    summary: str,
+    request: type,
+    done: Response,
+    errors: tuple[Response, ...] = (),
+) -> Endpoint:
+    return Endpoint(
+        "post",
+        method_path,
+        operation_id,
+        summary,
+        (
+            done,
+            Response(
+                400, "not a JSON object, or " + _MALFORMED, ErrorBody, ("bad_json", "bad_message")
+            ),
+            *errors,
+            _LOGIN,
+            _NOT_POST,
+        ),
+        request=request,
+        description="A JSON body (`Content-Type: application/json`) or a form; a form post "
+        "without `Accept: application/json` is answered with a 302 to `next`.",
+    )
+
+
+_DONE = Response(200, "done", Done)
+_NOT_FOUND = Response(404, "no such player", ErrorBody, ("not_found",))
+_BLOCKED = Response(403, "one of you blocked the other", ErrorBody, ("blocked",))
+
+ENDPOINTS = (
+    Endpoint(
+        "get",
+        "/chips/balance.json",
+        "chipBalance",
+        "The signed-in user's chip balance and whether the daily bonus can be claimed",
+        (
+            Response(200, "the balance (null when not signed in)", ChipBalance),
+            Response(405, "any method but GET"),
+        ),
+        query={"tz": ("string", "an IANA time zone counting the bonus's day")},
+        auth="none",
+    ),
+    Endpoint(
+        "post",
+        "/chips/bonus/",
+        "dailyBonusClaim",
+        "Claim the daily bonus (a form post)",
+        (Response(302, "to `next`, the outcome as the page's message"), _LOGIN, _NOT_POST),
+        description="A form: `time_zone` (IANA), `next`.",
+    ),
+    Endpoint(
+        "get",
+        "/tables/{table_id}/coach.json",
+        "coach",
+        "The coach: the values of the decision faced now, the last round's review, the session",
+        (
+            Response(200, "the coach's figures", Coach),
+            Response(400, "not a `blackjack` or `solo` table", CoachError, ("not_coached",)),
+            Response(403, "not seated at this table", CoachError, ("not_seated",)),
+            Response(404, "no such table (an HTML page)"),
+            _LOGIN,
+        ),
+    ),
+    _people(
+        "/players/{name}/block/",
+        "playerBlock",
+        "Block a player",
+        NextOnly,
+        Response(200, "blocked", Done),
+        (
+            Response(400, "yourself", ErrorBody, ("self",)),
+            Response(404, "no such player (an HTML page)"),
+        ),
+    ),
+    _people(
+        "/players/{name}/unblock/",
+        "playerUnblock",
+        "Unblock a player",
+        NextOnly,
+        Response(200, "unblocked (or was not blocked)", Done),
+        (Response(404, "no such player (an HTML page)"),),
+    ),
+    _people(
+        "/friends/request/",
+        "friendRequest",
+        "Send a friend request",
+        Named,
+        _DONE,
+        (
+            Response(400, "yourself", ErrorBody, ("self",)),
+            _BLOCKED,
+            _NOT_FOUND,
+            Response(429, "over 60 requests and invites an hour", ErrorBody, ("rate_limited",)),
+        ),
+    ),
+    _people(
+        "/friends/accept/",
+        "friendAccept",
+        "Accept a friend request",
+        Named,
+        _DONE,
+        (
+            _BLOCKED,
+            Response(404, "no such player, or no request", ErrorBody, ("not_found", "no_request")),
+        ),
+    ),
+    _people(
+        "/friends/decline/",
+        "friendDecline",
+        "Decline a friend request",
+        Named,
+        _DONE,
+        (_NOT_FOUND,),
+    ),
+    _people(
+        "/friends/cancel/", "friendCancel", "Cancel a friend request", Named, _DONE, (_NOT_FOUND,)
+    ),
+    _people("/friends/remove/", "friendRemove", "End a friendship", Named, _DONE, (_NOT_FOUND,)),
+    _people(
+        "/friends/invite/",
+        "inviteSend",
+        "Invite a friend to a private table",
+        InviteRequest,
+        Response(200, "invited", Invited),
+        (
+            Response(
+                400,
+                "a public or closed table, or yourself",
+                ErrorBody,
+                ("not_private", "table_closed", "self"),
+            ),
+            Response(
+                403,
+                "not at the table, not friends, or blocked",
+                ErrorBody,
+                ("not_at_table", "not_friends", "blocked"),
+            ),
+            Response(404, "no such table or player", ErrorBody, ("not_found",)),
+            Response(429, "over 60 requests and invites an hour", ErrorBody, ("rate_limited",)),
+        ),
+    ),
+    _people(
+        "/friends/invites/{invite_id}/dismiss/",
+        "inviteDismiss",
+        "Hide an invite",
+        NextOnly,
+        Response(200, "dismissed (also when already gone)", Done),
+    ),
+    Endpoint(
+        "get",
+        "/friends/panel.json",
+        "friendsPanel",
+        "Friends, requests and invites, as the lobby's panel shows them",
+        (
+            Response(200, "the panel", FriendsPanel),
+            Response(403, "not signed in", ErrorBody, ("not_signed_in",)),
+        ),
+        auth="none",
+    ),
+    Endpoint(
+        "post",
+        "/report/",
+        "reportFile",
+        "Report a chat message or a player to the moderators",
+        (
+            Response(201, "filed (or the open report already filed)", ReportFiled),
+            Response(
+                400,
+                "not JSON; not an object, " + _MALFORMED + ", an unknown reason, nothing named; "
+                "or a report on yourself",
+                ErrorBody,
+                ("bad_json", "bad_message", "self_report"),
+            ),
+            Response(401, "not signed in", ErrorBody, ("not_signed_in",)),
+            Response(403, "no CSRF token (an HTML page)"),
+            Response(404, "no such message or player", ErrorBody, ("not_found",)),
+            Response(405, "any method but GET or POST"),
+            Response(
+                429, "over `REPORTS_PER_HOUR` reports this hour", ErrorBody, ("rate_limited",)
+            ),
+        ),
+        request=ReportRequest,
+        description="As JSON (`Content-Type: application/json`); a form post answers a page.",
+    ),
+    Endpoint(
+        "get",
+        "/manifest.webmanifest",
+        "webManifest",
+        "The web app manifest",
+        (Response(200, "the manifest, as `application/manifest+json`", WebManifest),),
+        auth="none",
+    ),
+    Endpoint(
+        "get",
+        "/lobby.json",
+        "lobbyState",
+        "A page of the open public tables and the viewer's seats and tables",
+        (
+            Response(200, "the page", LobbyState),
+            Response(400, "a bad query parameter", ErrorBody, ("bad_filter",)),
+        ),
+        query={
+            "variant": ("string", "one variant key: only its tables"),
+            "min_entry": ("integer", "only tables whose entry limit is at least this"),
+            "max_entry": ("integer", "only tables whose entry limit is at most this"),
+            "page": ("integer", "the page, from 1 (past the last: the last)"),
+            "html": ("string", "`1`: each row also carries its markup"),
+        },
+        auth="none",
+    ),
+)
