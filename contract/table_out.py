@@ -9,7 +9,16 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from contract.base import Card, EpochMs, Message, SeatId, Sha256Hex, TableVersion, VariantKey
+from contract.base import (
+    Card,
+    CommandId,
+    EpochMs,
+    Message,
+    SeatId,
+    Sha256Hex,
+    TableVersion,
+    VariantKey,
+)
 from contract.registry import SocketMessage
 
 # --- `snapshot` and `update` (§6.1) ----------------------------------------------------
@@ -99,7 +108,7 @@ class You(Message, kw_only=True):
 
 class ClientSeed(Message, kw_only=True):
     seat: SeatId
-    seed: str
+    seed: Annotated[str, msgspec.Meta(pattern="^[A-Za-z0-9_-]{1,64}$")]
 
 
 class GameInfo(Message, kw_only=True):
@@ -189,7 +198,7 @@ class Update(TablePicture, kw_only=True, tag_field="type", tag="update"):
 class Ack(Message, kw_only=True, tag_field="type", tag="ack"):
     """The command with this `id` was accepted; its outcome fields per command (§5.2)."""
 
-    id: str
+    id: CommandId
     version: TableVersion
     seat: Annotated[SeatId | UnsetType, msgspec.Meta(description="sit, add_ai: the seat")] = UNSET
     game: Annotated[
@@ -344,9 +353,9 @@ class Record(Message, kw_only=True, tag_field="type", tag="record"):
     game: int
     record: HandRecord
     version: TableVersion
-    id: Annotated[str | UnsetType, msgspec.Meta(description="the request's id, if it had one")] = (
-        UNSET
-    )
+    id: Annotated[
+        CommandId | UnsetType, msgspec.Meta(description="the request's id, if it had one")
+    ] = UNSET
 
 
 class Presence(Message, kw_only=True, tag_field="type", tag="presence"):
