@@ -134,3 +134,24 @@ def test_every_frame_of_the_union_is_registered_once_by_its_type():
     for message in MESSAGES:
         assert message.type.__struct_config__.tag == message.name
         assert (message.socket, message.direction) == ("table", "receive")
+
+
+class _Frames:
+    """A socket that has sent these texts and closed: what `Conn`'s reader iterates."""
+
+    def __init__(self, *texts: str) -> None:
+        self.texts = texts
+
+    async def __aiter__(self):
+        for text in self.texts:
+            yield text
+
+
+@pytest.mark.asyncio
+async def test_the_live_stacks_client_fails_its_next_expect_on_an_undescribed_frame():
+    from tests.integration.live_stack import Conn
+
+    conn = Conn("ann", _Frames(text({"type": "pong", "version": 1, "extra": 1})), [])  # type: ignore[arg-type]
+    await conn.closed.wait()
+    with pytest.raises(AssertionError, match="unknown at extra"):
+        await conn.expect(lambda f: True, what="any frame")
