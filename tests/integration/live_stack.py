@@ -41,6 +41,7 @@ from games.record import replay
 from play.models import Game
 from play.services import records
 from tables.models import Table
+from tests.contract.frames import table_frame_problem
 
 PASSWORD = "Live-Table-Pass-42"
 FRAME_TIMEOUT = 10.0  # one expected frame
@@ -146,6 +147,9 @@ class Conn:
         self.looked_at = 0  # frames expect() has gone past
         self.held: int | None = None  # the version of the last picture applied (§7)
         self.resyncs = 0
+        # Frames the protocol does not describe (tests/contract/frames.py), with why:
+        # the reader task cannot fail the test itself, so `expect` does.
+        self.undescribed: list[str] = []
         self._news = asyncio.Event()
         self.closed = asyncio.Event()
         self.reader = asyncio.create_task(self._read())
@@ -178,6 +182,9 @@ class Conn:
                 assert isinstance(text, str)
                 self.raw.append(text)
                 self.sink.append(text)
+                problem = table_frame_problem(text)
+                if problem is not None:
+                    self.undescribed.append(f"{problem}\n{text}")
                 frame = json.loads(text)
                 self.frames.append(frame)
                 await self._follow(frame)
@@ -212,6 +219,9 @@ class Conn:
         end = loop.time() + timeout
         while True:
             self._news.clear()
+            assert not self.undescribed, (
+                f"{self.name}: a table frame the protocol does not describe: {self.undescribed[0]}"
+            )
             while self.looked_at < len(self.frames):
                 frame = self.frames[self.looked_at]
                 self.looked_at += 1

@@ -30,6 +30,7 @@ from play.models import ClientCommand
 from play.services import errors
 from tables import services as tables_services
 from tables.models import Table
+from tests.contract.frames import assert_table_frame
 from tests.play.ws_helpers import TableClient, lobby_answer, session_cookie
 from tests.play.ws_helpers import lobby as lobby_socket
 
@@ -217,7 +218,10 @@ async def _refused_at_connect(path: str, user: Any) -> tuple[list[dict[str, Any]
         output = await communicator.receive_output(timeout=5)
         if output["type"] == "websocket.close":
             return frames, int(output["code"])
-        frames.append(json.loads(output["text"]))
+        text = output["text"]
+        frames.append(
+            assert_table_frame(text) if path.startswith("/ws/tables/") else json.loads(text)
+        )
 
 
 @pytest.mark.asyncio

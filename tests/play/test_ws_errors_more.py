@@ -16,6 +16,7 @@ from accounts.models import Account
 from accounts.services import chips_adjust
 from config.asgi import application
 from tables.models import Seat, Table
+from tests.contract.frames import assert_table_frame
 from tests.play.live_helpers import conservation_holds
 from tests.play.test_ws_errors import banker36_duel, connect, refused, table_with
 from tests.play.ws_helpers import lobby, lobby_answer, session_cookie
@@ -241,11 +242,11 @@ async def errors_seen(table: Table, user: Any, headers: list[tuple[bytes, bytes]
         headers=[*HEADERS, (b"cookie", session + cookie.encode()), *headers],
     )
     assert (await comm.connect())[0]
-    assert (await comm.receive_json_from(timeout=5))["type"] == "snapshot"
+    assert assert_table_frame(await comm.receive_from(timeout=5))["type"] == "snapshot"
     await comm.send_to(text_data="{nope")
-    bad = await comm.receive_json_from(timeout=5)
+    bad = assert_table_frame(await comm.receive_from(timeout=5))
     await comm.send_json_to({"type": "action", "id": "x1", "action": "hit"})
-    no_game = await comm.receive_json_from(timeout=5)
+    no_game = assert_table_frame(await comm.receive_from(timeout=5))
     await comm.disconnect()
     assert (bad["code"], no_game["code"]) == ("bad_json", "no_game")
     return bad["message"], no_game["message"]
@@ -291,11 +292,11 @@ async def test_a_refusal_in_english_on_one_connection_leaves_another_in_russian(
     )
     assert (await comm.connect())[0]
     russian = await connect(table, two)
-    await comm.receive_json_from(timeout=5)
+    assert_table_frame(await comm.receive_from(timeout=5))
     await comm.send_json_to({"type": "pause", "id": "p1"})
-    answer = await comm.receive_json_from(timeout=5)
+    answer = assert_table_frame(await comm.receive_from(timeout=5))
     while answer.get("id") != "p1":
-        answer = await comm.receive_json_from(timeout=5)
+        answer = assert_table_frame(await comm.receive_from(timeout=5))
     assert (answer["code"], answer["message"]) == ("no_game", ENGLISH[1])
     # bob is not the host: not_host, in Russian.
     answer = await refused(russian, "not_host", "pause")

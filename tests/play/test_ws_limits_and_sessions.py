@@ -32,6 +32,7 @@ from play.edge import sockets as play_sockets
 from tables import services
 from tables.models import Table
 from tests.conftest import reset_throttle_counts
+from tests.contract.frames import assert_table_frame
 from tests.play.ws_helpers import frames_until_quiet
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -64,6 +65,7 @@ class Socket:
         if cookie:
             headers.append((b"cookie", f"sessionid={cookie}".encode()))
         self.comm = WebsocketCommunicator(application, path, headers=headers)
+        self.at_table = path.startswith("/ws/tables/")
         # Before the application first runs (it starts at the first await).
         self.comm.scope["client"] = (address, 50_000)
         self.counter = 0
@@ -78,7 +80,11 @@ class Socket:
     async def recv(self) -> dict[str, Any]:
         output = await self.comm.receive_output(timeout=5)
         assert output["type"] == "websocket.send", output
-        return dict(json.loads(output["text"]))
+        return self._frame(output["text"])
+
+    def _frame(self, text: str) -> dict[str, Any]:
+        """A table's frame is checked against the protocol's definition of it."""
+        return assert_table_frame(text) if self.at_table else dict(json.loads(text))
 
     async def closed_with(self) -> int:
         """The close code, after any frames before it."""
@@ -93,7 +99,7 @@ class Socket:
             output = await self.comm.receive_output(timeout=5)
             if output["type"] == "websocket.close":
                 return frames, int(output["code"])
-            frames.append(json.loads(output["text"]))
+            frames.append(self._frame(output["text"]))
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.comm.send_to(text_data=json.dumps(message))

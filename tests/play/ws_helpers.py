@@ -10,6 +10,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
+from tests.contract.frames import assert_table_frame
 
 
 def session_cookie(user: Any) -> bytes:
@@ -40,9 +41,10 @@ class TableClient:
         return client
 
     async def recv(self, timeout: float = 5) -> dict[str, Any]:
+        """The next frame, checked against the protocol's definition of it."""
         text = await self.comm.receive_from(timeout=timeout)
         self.raw.append(text)
-        message = json.loads(text)
+        message = assert_table_frame(text)
         self.frames.append(message)
         return message
 
@@ -57,9 +59,13 @@ class TableClient:
         got = []
         while True:
             try:
-                got.append(await self.recv(timeout))
+                text = await self.comm.receive_from(timeout=timeout)
             except Exception:
                 return got
+            # Outside the `try`: a frame the protocol does not describe fails the test.
+            self.raw.append(text)
+            got.append(assert_table_frame(text))
+            self.frames.append(got[-1])
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.comm.send_to(text_data=json.dumps(message))
