@@ -19,7 +19,9 @@ from contract.base import (
     TableVersion,
     VariantKey,
 )
+from contract.codes import ErrorCode
 from contract.registry import SocketMessage
+from contract.variants import View
 
 # --- `snapshot` and `update` (§6.1) ----------------------------------------------------
 
@@ -143,13 +145,13 @@ class GameInfo(Message, kw_only=True):
     deadline_seat: Annotated[SeatId | None, msgspec.Meta(description="whose decision runs")]
     paused: bool
     paused_remaining_ms: int | None
-    # contract.variants: the variant's `View`, tagged by `variant`.
-    view: Annotated[
-        dict[str, Any], msgspec.Meta(description="the game as your seat may see it (§12)")
-    ]
+    view: Annotated[View, msgspec.Meta(description="the game as your seat may see it (§12)")]
 
 
-# contract.variants: the variant's events, by `type`.
+# An event of the table's variant or of the platform: which definitions apply depends on
+# `table.variant` (contract.variants.EVENTS_BY_VARIANT), since variants send events of one
+# `type` with other fields. The specs list them per variant (contract.spec); the tests read
+# each event by its variant's (tests/contract/frames.py).
 Event = dict[str, Any]
 
 
@@ -211,55 +213,6 @@ class Ack(Message, kw_only=True, tag_field="type", tag="ack"):
     repeat: Annotated[
         Literal[True] | UnsetType, msgspec.Meta(description="an earlier acceptance's answer (§5.4)")
     ] = UNSET
-
-
-ErrorCode = Literal[
-    "rate_limited",
-    "too_large",
-    "bad_json",
-    "bad_message",
-    "unknown_type",
-    "not_signed_in",
-    "stale_version",
-    "no_game",
-    "not_seated",
-    "no_shuffle",
-    "bad_client_seed",
-    "seed_given",
-    "paused",
-    "not_paused",
-    "not_host",
-    "not_your_turn",
-    "illegal_action",
-    "bad_amount",
-    "game_in_play",
-    "not_enough_players",
-    "cannot_start",
-    "no_ai_here",
-    "bad_level",
-    "not_found",
-    "forbidden",
-    "table_closed",
-    "table_full",
-    "invite_required",
-    "blocked",
-    "seated_elsewhere",
-    "leaving",
-    "banned",
-    "below_entry_limit",
-    "seat_taken",
-    "insufficient_chips",
-    "idempotency_conflict",
-    "chips_error",
-    "unavailable",
-    "bad_table",
-    "too_many_tables",
-    "too_many_connections",
-    "chat_empty",
-    "chat_too_long",
-    "session_ended",
-    "muted",
-]
 
 
 class Error(Message, kw_only=True, tag_field="type", tag="error"):

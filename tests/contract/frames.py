@@ -9,7 +9,8 @@ import json
 from typing import Any
 
 from contract.reading import Problem, read
-from contract.table_out import TableFrame
+from contract.table_out import Snapshot, TableFrame, Update
+from contract.variants import EVENTS_BY_VARIANT
 
 
 def table_frame_problem(text: str) -> str | None:
@@ -23,6 +24,20 @@ def table_frame_problem(text: str) -> str | None:
     found: Any = read(frame, TableFrame)  # type: ignore[arg-type]
     if isinstance(found, Problem):
         return f"{found.reason} at {found.field or 'the frame'}: {found.detail}"
+    # The events, by the table's variant's definitions and the platform's.
+    if isinstance(found, Snapshot | Update):
+        events_of = EVENTS_BY_VARIANT[found.table.variant]
+        lists = (
+            [("events", found.events)]
+            if isinstance(found, Update)
+            else [(f"history[{n}].events", entry.events) for n, entry in enumerate(found.history)]
+        )
+        for where, events in lists:
+            for index, event in enumerate(events):
+                problem = read(event, events_of)
+                if isinstance(problem, Problem):
+                    field = f"{where}[{index}]" + (f".{problem.field}" if problem.field else "")
+                    return f"{problem.reason} at {field}: {problem.detail}"
     return None
 
 

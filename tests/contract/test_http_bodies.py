@@ -123,7 +123,8 @@ def test_a_malformed_json_body_is_refused_naming_its_field(make_user, endpoint, 
 def test_the_refusal_is_in_the_requests_language(make_user):
     client = signed_in(make_user("ann"), "en")
     answer = post_json(client, reverse("people:friend_request"), {"name": "ann", "colour": 1})
-    assert assert_body(answer, http.ErrorBody).error.message == "The protocol has no field 'colour'."
+    message = assert_body(answer, http.ErrorBody).error.message
+    assert message == "The protocol has no field 'colour'."
 
 
 @pytest.mark.parametrize("name", ["people:friend_request", "people:block"])

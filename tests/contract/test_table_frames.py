@@ -49,7 +49,7 @@ UPDATE = {
 SNAPSHOT = {
     **{k: v for k, v in UPDATE.items() if k != "events"},
     "type": "snapshot",
-    "history": [{"version": 0, "at": 1796054367000, "events": [{"type": "deal"}]}],
+    "history": [{"version": 0, "at": 1796054367000, "events": [{"type": "paused"}]}],
 }
 
 
@@ -155,3 +155,20 @@ async def test_the_live_stacks_client_fails_its_next_expect_on_an_undescribed_fr
     await conn.closed.wait()
     with pytest.raises(AssertionError, match="unknown at extra"):
         await conn.expect(lambda f: True, what="any frame")
+
+
+def test_an_event_is_read_by_its_tables_variant():
+    # `hand_over` is classic's; at a salon table no such event is defined.
+    event = {"type": "hand_over", "seat": "ann"}
+    classic = {**UPDATE, "events": [event]}
+    assert table_frame_problem(text(classic)) is None
+    salon = {**UPDATE, "table": {**TABLE, "variant": "salon"}, "events": [event]}
+    assert "events[0]" in (table_frame_problem(text(salon)) or "")
+
+
+def test_an_event_with_an_undocumented_field_fails_in_an_update_and_in_a_history():
+    odd = {"type": "sat_down", "seat": "ann", "colour": "red"}
+    assert "events[0].colour" in (table_frame_problem(text({**UPDATE, "events": [odd]})) or "")
+    history = [{"version": 0, "at": 1796054367000, "events": [odd]}]
+    problem = table_frame_problem(text({**SNAPSHOT, "history": history}))
+    assert "history[0].events[0].colour" in (problem or "")
