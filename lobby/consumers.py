@@ -12,11 +12,14 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from contract.lobby import OpenTable
+from contract.reading import Problem, read
+from lib.problems import problem_text
 from lobby import rows as lobby_rows
 from lobby.broadcast import LOBBY_GROUP
 from lobby.forms import LobbyFilterForm
 from lobby.selectors import lobby_listing
-from lobby.services import table_open_with
+from lobby.services import TABLE_OPEN_FIELDS, table_open_with
 from play.edge.sockets import (
     CLOSE_SESSION_ENDED,
     CLOSE_UNAUTHENTICATED,
@@ -27,6 +30,7 @@ from play.edge.sockets import (
     database,
     echo,
     error_frame,
+    refusal_of,
     session_ended_message,
     socket_language,
 )
@@ -100,29 +104,26 @@ class LobbyConsumer(  # type: ignore[misc]
                 )
             )
             return
-        if not isinstance(content.get("private", False), bool):
-            await self.send_json(
-                error_frame(
-                    "bad_message",
-                    _("Поле %(name)r неверного типа.") % {"name": "private"},
-                    **echo(content),
-                )
-            )
+        opening = read(content, OpenTable)
+        if isinstance(opening, Problem):
+            await self.send_json(open_table_refusal(opening, echo(content)))
             return
-        with translation.override(socket_language(self.scope)):
-            fields = {
-                k: v for k, v in content.items() if k not in ("type", "id", "variant", "private")
-            }
-            try:
-                table = await database(table_open_with)(
-                    by=self.scope["user"],
-                    variant=str(content.get("variant", "")),
-                    private=bool(content.get("private", False)),
-                    fields=fields,
-                )
-            except PlayError as error:
-                await self.send_json(error_frame(error.code, error.message, **echo(content)))
-                return
+        fields = {
+            name: getattr(opening, name)
+            for name in TABLE_OPEN_FIELDS
+            if getattr(opening, name) is not None  # left out or null: the default
+        }
+        try:
+            table = await database(table_open_with)(
+                by=self.scope["user"],
+                variant=opening.variant,
+                private=opening.private,
+                fields=fields,
+            )
+        except PlayError as error:
+            named = {"field": error.field} if error.field else {}
+            await self.send_json(error_frame(error.code, error.message, **named, **echo(content)))
+            return
         await self.send_json(
             {
                 "type": "table_opened",
@@ -207,3 +208,17 @@ class LobbyConsumer(  # type: ignore[misc]
                 lobby_rows.for_viewer(row, self.sitter, html=self.html) for row in listing["tables"]
             ]
         return listing
+
+
+# The fields of `open_table` the table model checks: a value out of their documented
+# range is the table refused (`bad_table`), as the model refuses it; any other problem
+# is the message's shape (`bad_message`) (docs/protocol.md §14).
+_TABLE_FIELDS = TABLE_OPEN_FIELDS | {"variant", "private"}
+
+
+def open_table_refusal(problem: Problem, answering: dict[str, str]) -> dict[str, Any]:
+    """The `error` answering an `open_table` that does not fit its definition
+    (contract.lobby.OpenTable), naming the field, in the active language."""
+    if problem.reason == "value" and problem.field in _TABLE_FIELDS:
+        return error_frame("bad_table", problem_text(problem), field=problem.field, **answering)
+    return refusal_of(problem, **answering)

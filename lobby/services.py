@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -46,14 +46,14 @@ def table_open_with(
     _require_signed_in(by)
     unknown = sorted(set(fields) - TABLE_OPEN_FIELDS)
     if unknown:
-        raise PlayError("bad_message", _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)})
-    # Raw JSON reaches the model here (no form converts it): a string where a number goes
-    # would break Table.clean's comparisons instead of being refused.
-    wrong = sorted(
-        k for k, v in fields.items() if k != "name" and v is not None and type(v) is not int
-    )
-    if wrong:
-        raise PlayError("bad_message", _("Поля %(f)s — целые числа.") % {"f": ", ".join(wrong)})
+        raise PlayError(
+            "bad_message",
+            _("Неизвестные поля: %(f)s.") % {"f": ", ".join(unknown)},
+            field=unknown[0],
+        )
+    # The types are the caller's to check (the form's fields, the socket's contract,
+    # contract.lobby.OpenTable): a string where a number goes would break Table.clean's
+    # comparisons instead of being refused.
     values = {"name": _default_name(by), **fields}
     with transaction.atomic():
         counted = _may_open(by)
@@ -61,8 +61,10 @@ def table_open_with(
             return table_create(created_by=by, variant=variant, private=private, **values)
         except ValidationError as error:
             _give_back(counted)
-            text = "; ".join(f"{k}: {' '.join(v)}" for k, v in error.message_dict.items())
-            raise PlayError("bad_table", text) from error
+            refused = error.message_dict
+            text = "; ".join(f"{k}: {' '.join(v)}" for k, v in refused.items())
+            named = [k for k in refused if k != NON_FIELD_ERRORS]
+            raise PlayError("bad_table", text, field=named[0] if named else None) from error
         except BaseException:
             _give_back(counted)
             raise

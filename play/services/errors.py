@@ -12,12 +12,14 @@ class SeatError(ValidationError):
 
 class PlayError(Exception):
     """A live-table request refused: `code` is the protocol's error code (docs/protocol.md)
-    and the message is in the active language, fit to show the player."""
+    and the message is in the active language, fit to show the player. `field`: the
+    request's field refused, where the protocol names it (the lobby's `open_table`)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field
 
     def as_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
