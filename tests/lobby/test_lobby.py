@@ -16,6 +16,7 @@ from play.services.errors import SeatError
 from play.services.seating import seat_take
 from tables.models import Seat, Table
 from tables.services import table_create
+from tests.contract.lobby_frames import LobbyCommunicator
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ async def test_ws_lobby_sends_open_tables_to_a_signed_in_player(client, make_use
     await database_sync_to_async(table_create)(variant="banker36", name="WS-стол", stake=10)
     user = await database_sync_to_async(make_user)()
     cookie = await database_sync_to_async(_session_cookie)(client, user)
-    communicator = WebsocketCommunicator(
+    communicator = LobbyCommunicator(
         application,
         "/ws/lobby/",
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],
@@ -91,7 +92,7 @@ async def test_ws_lobby_sends_open_tables_to_a_signed_in_player(client, make_use
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_ws_lobby_closes_anonymous_connections_with_4401():
-    communicator = WebsocketCommunicator(
+    communicator = LobbyCommunicator(
         application,
         "/ws/lobby/",
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
@@ -107,7 +108,7 @@ async def test_ws_lobby_closes_anonymous_connections_with_4401():
 async def test_ws_lobby_refuses_a_foreign_origin_even_with_a_valid_session(client, make_user):
     user = await database_sync_to_async(make_user)()
     cookie = await database_sync_to_async(_session_cookie)(client, user)
-    communicator = WebsocketCommunicator(
+    communicator = LobbyCommunicator(
         application,
         "/ws/lobby/",
         headers=[(b"origin", b"https://evil.example"), (b"cookie", cookie)],
@@ -125,7 +126,7 @@ async def test_ws_lobby_refuses_bad_frames_and_floods_without_dropping_the_conne
 
     user = await database_sync_to_async(make_user)()
     cookie = await database_sync_to_async(_session_cookie)(client, user)
-    communicator = WebsocketCommunicator(
+    communicator = LobbyCommunicator(
         application,
         "/ws/lobby/",
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],
@@ -464,7 +465,7 @@ class LobbySocket:
         cookie = await database_sync_to_async(_session_cookie)(client, user)
         if language:
             cookie += f"; django_language={language}".encode()
-        communicator = WebsocketCommunicator(
+        communicator = LobbyCommunicator(
             application,
             "/ws/lobby/" + query,
             headers=[

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, OperationalError
 from django.urls import reverse
@@ -31,6 +30,7 @@ from play.services import errors
 from tables import services as tables_services
 from tables.models import Table
 from tests.contract.frames import assert_table_frame
+from tests.contract.lobby_frames import communicator as communicator_for
 from tests.play.ws_helpers import TableClient, lobby_answer, session_cookie
 from tests.play.ws_helpers import lobby as lobby_socket
 
@@ -207,7 +207,7 @@ async def test_when_even_the_version_cannot_be_read_the_refusal_still_comes(
 
 async def _refused_at_connect(path: str, user: Any) -> tuple[list[dict[str, Any]], int]:
     cookie = await database_sync_to_async(session_cookie)(user)
-    communicator = WebsocketCommunicator(
+    communicator = communicator_for(
         application,
         path,
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", cookie)],

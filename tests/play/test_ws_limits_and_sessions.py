@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.models import Session
@@ -33,6 +32,7 @@ from tables import services
 from tables.models import Table
 from tests.conftest import reset_throttle_counts
 from tests.contract.frames import assert_table_frame
+from tests.contract.lobby_frames import communicator as communicator_for
 from tests.play.ws_helpers import frames_until_quiet
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -64,7 +64,7 @@ class Socket:
         headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
         if cookie:
             headers.append((b"cookie", f"sessionid={cookie}".encode()))
-        self.comm = WebsocketCommunicator(application, path, headers=headers)
+        self.comm = communicator_for(application, path, headers=headers)
         self.at_table = path.startswith("/ws/tables/")
         # Before the application first runs (it starts at the first await).
         self.comm.scope["client"] = (address, 50_000)

@@ -11,6 +11,7 @@ from django.test import Client
 
 from config.asgi import application
 from tests.contract.frames import assert_table_frame
+from tests.contract.lobby_frames import LobbyCommunicator
 
 
 def session_cookie(user: Any) -> bytes:
@@ -90,7 +91,7 @@ async def lobby(
     """A signed-in lobby socket (`query`: its URL's query string), its first table list
     read."""
     cookie = await database_sync_to_async(session_cookie)(user)
-    comm = WebsocketCommunicator(
+    comm = LobbyCommunicator(
         application,
         "/ws/lobby/" + (f"?{query}" if query else ""),
         headers=[*HEADERS, (b"cookie", cookie + cookie_extra.encode()), *extra],
