@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from contract.base import Message, VariantKey
+from contract.lobby import Counts, ListedRow, Me
 from contract.registry import Endpoint, Response
 
 # --- shared shapes ---------------------------------------------------------------------
@@ -253,77 +254,17 @@ class ReportFiled(Message, kw_only=True):
 # --- lobby.json ------------------------------------------------------------------------
 
 
-class Join(Message, kw_only=True):
-    """Whether the viewer may sit at a table (§14), decided as `sit` decides."""
-
-    state: Literal["join", "seated", "refused"]
-    code: Literal[
-        "",
-        "not_signed_in",
-        "leaving",
-        "seated_elsewhere",
-        "below_entry_limit",
-        "table_full",
-    ]
-    message: str
-
-
-class LobbyRow(Message, kw_only=True):
-    """An open public table as the lobby lists it."""
-
-    id: Id
-    name: str
-    variant: VariantKey
-    variant_name: str
-    seats_taken: int
-    seat_count: int
-    stakes: str
-    options: Annotated[dict[str, int], msgspec.Meta(description="as `table.options` (§6.1)")]
-    entry_limit: int
-    playing: bool
-    join: Join | msgspec.UnsetType = msgspec.UNSET
-    html: Annotated[str, msgspec.Meta(description="the row's markup (`html=1`)")] | (
-        msgspec.UnsetType
-    ) = msgspec.UNSET
-
-
-class VariantCounts(Message, kw_only=True):
-    classic: int
-    salon: int
-    solo: int
-    banker36: int
-    blackjack: int
-
-
-class HeldSeat(Message, kw_only=True):
-    table: Id
-    name: str
-    variant: VariantKey
-    leaving: bool
-
-
-class OwnTable(Message, kw_only=True):
-    table: Id
-    name: str
-    variant: VariantKey
-    private: bool
-    seated: bool
-
-
-class LobbyMe(Message, kw_only=True):
-    balance: int
-    seats: list[HeldSeat]
-    tables: list[OwnTable]
+# The row, the counts and the viewer's `me` are the lobby socket's (contract.lobby).
 
 
 class LobbyState(Message, kw_only=True):
-    tables: list[LobbyRow]
+    tables: list[ListedRow]
     page: Annotated[int, msgspec.Meta(ge=1)]
     pages: Annotated[int, msgspec.Meta(ge=1)]
     total: int
-    counts: VariantCounts
+    counts: Counts
     counts_total: int
-    me: LobbyMe | None
+    me: Me | None
     unavailable: list[Literal["tables", "me"]]
 
 

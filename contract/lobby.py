@@ -11,6 +11,7 @@ from msgspec import UNSET, UnsetType
 
 from contract.base import Message, VariantKey
 from contract.registry import SocketMessage
+from contract.table_out import TableOptions
 
 # The `id` a client's message may carry and every answer to it repeats (§6.3).
 MessageId = Annotated[
@@ -91,19 +92,6 @@ class Join(Message, kw_only=True):
     message: Annotated[str, msgspec.Meta(description="the refusal, in the connection's language")]
 
 
-class TableOptions(Message, kw_only=True):
-    """A table's rule options (§6.1): `classic` {rounds}; `salon` {min_bet, max_bet};
-    `solo` {start_coins, start_bank}; `banker36` {stake, entry_limit}; `blackjack` {}."""
-
-    rounds: int | UnsetType = UNSET
-    min_bet: int | UnsetType = UNSET
-    max_bet: int | UnsetType = UNSET
-    start_coins: int | UnsetType = UNSET
-    start_bank: int | UnsetType = UNSET
-    stake: int | UnsetType = UNSET
-    entry_limit: int | UnsetType = UNSET
-
-
 class RowFacts(Message, kw_only=True):
     """An open, public table as the lobby lists it (its facts, whoever looks)."""
 
@@ -114,7 +102,7 @@ class RowFacts(Message, kw_only=True):
     seats_taken: Count
     seat_count: Annotated[int, msgspec.Meta(ge=1)]
     stakes: Annotated[str, msgspec.Meta(description="a label, in the connection's language")]
-    options: TableOptions
+    options: TableOptions  # as table.options (§6.1)
     entry_limit: Count
     playing: Annotated[bool, msgspec.Meta(description="a game is in play")]
 
