@@ -22,6 +22,7 @@ import yaml  # type: ignore[import-untyped]
 
 from contract.codes import CLOSE_CODES, ERROR_CODES
 from contract.registry import Endpoint, SocketMessage
+from contract.variants import EVENTS_BY_VARIANT
 
 ROOT = Path(__file__).resolve().parents[1]
 ASYNCAPI = ROOT / "docs" / "asyncapi.yaml"
@@ -87,9 +88,31 @@ def _asyncapi_schema(schema: Any) -> Any:
     return schema
 
 
+def _events_by_variant(components: dict[str, Any], refs: tuple[dict[str, Any], ...]) -> None:
+    """Name each variant's events (`ClassicEvents` …) and make an update's and a history
+    entry's `events` items any of them: which applies is the table's variant's."""
+    names = []
+    for variant, schema in zip(EVENTS_BY_VARIANT, refs, strict=True):
+        name = f"{variant.capitalize()}Events"
+        components[name] = {
+            "description": f"an event at a `{variant}` table: the variant's or the platform's",
+            **schema,
+        }
+        names.append(name)
+    for holder in ("Update", "HistoryEntry"):
+        events = components[holder]["properties"]["events"]
+        events["items"] = {
+            "description": "an event of the table's variant (`table.variant`) or the platform's",
+            "anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in names],
+        }
+
+
 def asyncapi() -> dict[str, Any]:
     messages = socket_messages()
-    refs, components = _schemas([m.type for m in messages])
+    event_unions = list(EVENTS_BY_VARIANT.values())
+    refs, components = _schemas([m.type for m in messages] + event_unions)
+    refs, event_refs = refs[: len(messages)], refs[len(messages) :]
+    _events_by_variant(components, event_refs)
     channels: dict[str, Any] = {}
     operations: dict[str, Any] = {}
     component_messages: dict[str, Any] = {}

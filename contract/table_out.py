@@ -108,7 +108,7 @@ class You(Message, kw_only=True):
     in_game: Annotated[bool, msgspec.Meta(description="your seat plays the game in play")]
 
 
-class ClientSeed(Message, kw_only=True):
+class SeatClientSeed(Message, kw_only=True):
     seat: SeatId
     seed: Annotated[str, msgspec.Meta(pattern="^[A-Za-z0-9_-]{1,64}$")]
 
@@ -125,7 +125,7 @@ class GameInfo(Message, kw_only=True):
     commitment: Sha256Hex
     seed: Annotated[Sha256Hex | None, msgspec.Meta(description="null while playing")]
     server_seed: Annotated[Sha256Hex | None, msgspec.Meta(description="null while playing")]
-    client_seeds: Annotated[list[ClientSeed], msgspec.Meta(description="in seat order")]
+    client_seeds: Annotated[list[SeatClientSeed], msgspec.Meta(description="in seat order")]
     result: Annotated[
         dict[str, Any] | None,
         msgspec.Meta(description="once over, the hand record's `result`; null while playing"),
@@ -255,7 +255,7 @@ class Fairness(Message, kw_only=True):
     algorithm: Literal["mixed-hmac-sha256/1"]
     commitment: Sha256Hex
     server_seed: Annotated[Sha256Hex | None, msgspec.Meta(description="null while playing")]
-    client_seeds: list[ClientSeed]
+    client_seeds: list[SeatClientSeed]
     nonce: int
     context: ShoeContext
 

@@ -1,6 +1,6 @@
 """Every frame a test receives from a lobby socket is checked against its definition
-(contract.lobby): a key the protocol does not document, a wrong type or a missing field
-fails the test that received it."""
+(contract.lobby) and against docs/asyncapi.yaml: a key the protocol does not document, a
+wrong type or a missing field fails the test that received it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from channels.testing import WebsocketCommunicator
 
 from contract.lobby import LobbyFrame
 from contract.reading import Problem, read
+from tests.contract.frames import spec_problem
 
 
 def assert_lobby_frame(frame: Any) -> None:
@@ -21,6 +22,10 @@ def assert_lobby_frame(frame: Any) -> None:
             f"a lobby frame out of docs/protocol.md §14 (contract.lobby): {problem.field!r} "
             f"{problem.reason}: {problem.detail}\n{frame!r}"
         )
+    # And by the committed docs/asyncapi.yaml, once per kind of frame (tests/contract/frames).
+    refused = spec_problem(frame, "lobby")
+    if refused is not None:
+        pytest.fail(f"{refused}\n{frame!r}")
 
 
 class LobbyCommunicator(WebsocketCommunicator):
