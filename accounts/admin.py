@@ -14,9 +14,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.forms import ChipsAdjustForm
-from accounts.models import Account, DailyBonusClaim, DailyBonusSwitch, LedgerEntry, User
+from accounts.models import (
+    AccessToken,
+    AccessTokenEvent,
+    Account,
+    DailyBonusClaim,
+    DailyBonusSwitch,
+    LedgerEntry,
+    User,
+)
 from accounts.reports import bonus_grants, chip_flows
 from accounts.services import ChipsError, chips_adjust
+from accounts.tokens import token_revoke
 
 
 @admin.register(User)
@@ -232,4 +241,51 @@ class DailyBonusClaimAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(AccessToken)
+class AccessTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Personal access tokens, without their secrets (only a digest is stored): staff may
+    revoke one, which closes its sockets (accounts.tokens.token_revoke)."""
+
+    list_display = ("name", "user", "scopes", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("user__username", "name", "prefix")
+    readonly_fields = (
+        "user",
+        "name",
+        "scopes",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    exclude = ("digest",)
+    actions = ("revoke",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by their owner, who alone sees the secret
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # revoked, so that the audit keeps them
+
+    @admin.action(description=gettext_lazy("Отозвать выбранные токены"))
+    def revoke(self, request: HttpRequest, queryset: QuerySet[AccessToken]) -> None:
+        address = str(request.META.get("REMOTE_ADDR", ""))
+        done = sum(token_revoke(token=t, by=request.user, address=address) for t in queryset)
+        self.message_user(request, _("Отозвано токенов: %(n)d.") % {"n": done})
+
+
+@admin.register(AccessTokenEvent)
+class AccessTokenEventAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("at", "kind", "token", "user", "address", "detail")
+    list_filter = ("kind",)
+    search_fields = ("address", "user__username", "detail")
+    readonly_fields = ("at", "kind", "token", "user", "address", "detail")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -83,3 +83,19 @@ class ChipsAdjustForm(forms.Form):
         data: dict[str, Any] = self.cleaned_data
         amount: int = data["amount"]
         return amount if data["direction"] == self.GRANT else -amount
+
+
+class AccessTokenForm(forms.Form):
+    """A new personal access token: its name and scopes (accounts.tokens.SCOPES)."""
+
+    name = forms.CharField(label=_("Название"), max_length=60, strip=True)
+    scopes = forms.MultipleChoiceField(
+        label=_("Права"),
+        choices=[
+            ("read", _("read — лобби, наблюдение за столами, JSON-запросы GET")),
+            ("play", _("play — команды за столом, открыть стол, друзья и приглашения")),
+            ("chat", _("chat — чат стола и жалобы на сообщения")),
+        ],
+        widget=forms.CheckboxSelectMultiple,
+        initial=["read", "play"],
+    )

@@ -229,3 +229,64 @@ class DailyBonusSwitch(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         self.pk = self.SINGLETON_PK
         super().save(*args, **kwargs)
+
+
+class AccessToken(models.Model):
+    """A personal access token: a program signs in with it (`Authorization: Bearer`) on
+    the sockets and the JSON endpoints (docs/protocol.md §2.2). Only the SHA-256 of its
+    secret is kept; the secret itself is shown once, when it is made (accounts.tokens)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="access_tokens"
+    )
+    name = models.CharField(_("название"), max_length=60)
+    # Space-separated, from accounts.tokens.SCOPES.
+    scopes = models.CharField(_("права"), max_length=60)
+    digest = models.CharField(max_length=64, unique=True)
+    # The secret's first characters, so that its owner can tell tokens apart.
+    prefix = models.CharField(_("начало"), max_length=12)
+    created_at = models.DateTimeField(_("создан"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("последнее использование"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("отозван"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("токен доступа")
+        verbose_name_plural = _("токены доступа")
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def scope_list(self) -> list[str]:
+        return self.scopes.split()
+
+
+class AccessTokenEvent(models.Model):
+    """The audit of tokens, as django-axes keeps one of sign-ins: each token made and
+    revoked, and each refused `Authorization: Bearer` (with the client's address)."""
+
+    class Kind(models.TextChoices):
+        CREATED = "created", _("создан")
+        REVOKED = "revoked", _("отозван")
+        REFUSED = "refused", _("отказ")
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    token = models.ForeignKey(
+        AccessToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    address = models.CharField(max_length=64, blank=True)
+    # Why a bearer was refused (bad_token, token_in_url, …); who revoked a token.
+    detail = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("событие токена")
+        verbose_name_plural = _("события токенов")
+        ordering = ("-at",)
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.at:%Y-%m-%d %H:%M} {self.address}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+from datetime import timedelta
 from importlib import import_module
 from typing import Any
 
@@ -24,12 +25,18 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
+from accounts.models import AccessToken
 from lib.group_send import group_send_from_sync
 from lib.rows import column, table_name
 
 logger = logging.getLogger(__name__)
 
 _DATABASE_SESSIONS = "django.contrib.sessions.backends.db"
+# The session key of a socket signed in with an access token (accounts.tokens): the token's
+# id after it.
+TOKEN_SESSION_PREFIX = "token:"
+# A token's last_used_at is written at most this often, not at every message.
+LAST_USE_EVERY = timedelta(minutes=1)
 # The group event the consumers handle (their `session_ended` method).
 SESSION_ENDED_EVENT = "session.ended"
 
@@ -81,6 +88,10 @@ def session_current(*, session_key: str | None, user: Any) -> bool:
     password and active flag read in the same statement."""
     if not session_key or user is None or not user.is_authenticated:
         return False
+    if session_key.startswith(TOKEN_SESSION_PREFIX):
+        # A socket signed in with an access token: the token stands (accounts.tokens).
+        token_id = session_key.removeprefix(TOKEN_SESSION_PREFIX)
+        return token_id.isdigit() and token_current(token_id=int(token_id), user_id=user.pk)
     if settings.SESSION_ENGINE == _DATABASE_SESSIONS:
         row = _session_with_user(session_key, timezone.now(), user.pk)
         if row is None:
@@ -132,3 +143,30 @@ def sessions_may_have_ended(*, user_id: int, session_key: str | None = None) -> 
         group_send_from_sync(user_group(user_id), event)
     except Exception:
         logger.exception("could not tell the sockets of user %s that a session ended", user_id)
+
+
+def token_current(*, token_id: int, user_id: int) -> bool:
+    """Whether the token a socket signed in with still stands (checked before each of its
+    commands, as a session is); its last use recorded at most once a minute."""
+    row = (
+        AccessToken.objects.filter(
+            pk=token_id, user_id=user_id, revoked_at__isnull=True, user__is_active=True
+        )
+        .values_list("pk", "last_used_at")
+        .first()
+    )
+    if row is None:
+        return False
+    token_last_use_record(token_id, row[1])
+    return True
+
+
+def token_last_use_record(token_id: int, last: Any) -> None:
+    """Record a token's use now, unless it was recorded less than LAST_USE_EVERY ago."""
+    now = timezone.now()
+    if last is not None and now - last < LAST_USE_EVERY:
+        return
+    # Conditional: of many sockets of one token, one write a minute.
+    AccessToken.objects.filter(pk=token_id).exclude(last_used_at__gte=now - LAST_USE_EVERY).update(
+        last_used_at=now
+    )

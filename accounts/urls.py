@@ -29,6 +29,8 @@ urlpatterns = [
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    path("account/tokens/", views.access_tokens, name="access_tokens"),
+    path("account/tokens/<int:pk>/revoke/", views.access_token_revoke, name="access_token_revoke"),
     path("chips/", views.chips, name="chips"),
     path("chips/bonus/", views.bonus_claim, name="bonus_claim"),
     path("chips/balance.json", views.chips_balance, name="chips_balance"),

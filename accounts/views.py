@@ -16,9 +16,10 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts import tokens
 from accounts.bonus import BonusRefused, daily_bonus_claim, daily_bonus_claimable
-from accounts.forms import MailLaterPasswordResetForm, SignUpForm
-from accounts.models import Account, LedgerEntry
+from accounts.forms import AccessTokenForm, MailLaterPasswordResetForm, SignUpForm
+from accounts.models import AccessToken, Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
 from accounts.throttling import throttle_count, throttle_hit, throttle_release
 
@@ -185,3 +186,45 @@ def chips_balance(request: HttpRequest) -> JsonResponse:
     # "bonus": whether the header's «Бонус» shows (a game just lost may have made it so).
     bonus = daily_bonus_claimable(user=request.user, time_zone=request.GET.get("tz"))
     return JsonResponse({"balance": int(balance or 0), "bonus": bonus})
+
+
+@login_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def access_tokens(request: HttpRequest) -> HttpResponse:
+    """The account's personal access tokens: make one (its secret shown on this answer
+    only), see them, revoke one (docs/protocol.md §2.2.1)."""
+    form = AccessTokenForm(request.POST or None)
+    secret = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            _token, secret = tokens.token_create(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                scopes=form.cleaned_data["scopes"],
+                address=_client_address(request),
+            )
+        except tokens.TokenError:
+            form.add_error(
+                None,
+                _("Не больше %(n)d действующих токенов: отзовите ненужный.")
+                % {"n": settings.ACCESS_TOKENS_PER_USER},
+            )
+        else:
+            form = AccessTokenForm()
+    listed = AccessToken.objects.filter(user=request.user, revoked_at__isnull=True)
+    return render(
+        request,
+        "accounts/tokens.html",
+        {"form": form, "secret": secret, "tokens": listed},
+        status=201 if secret else 200,
+    )
+
+
+@login_required
+@require_POST
+def access_token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    token = get_object_or_404(AccessToken, pk=pk, user=request.user)
+    if tokens.token_revoke(token=token, by=request.user, address=_client_address(request)):
+        messages.success(request, _("Токен «%(name)s» отозван.") % {"name": token.name})
+    return redirect("access_tokens")

@@ -28,6 +28,8 @@ RESEND_WINDOW_SECONDS = 600
 class ChatExtension:
     name = delivery.NAME
     message_types = frozenset({"chat"})
+    # What an access token must hold to send them (docs/protocol.md §2.2.1).
+    token_scope = "chat"
 
     async def on_connect(self, connection: Connection) -> None:
         blocked: set[int] = set()

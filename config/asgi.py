@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP goes to Django; WebSockets through an origin check
-(config/origin.py) and session auth.
+(config/origin.py) and session auth, or a personal access token
+(config/bearer.py).
 
 Served by daphne: `daphne config.asgi:application`.
 """
@@ -17,6 +18,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from config.bearer import BearerSockets  # noqa: E402
 from config.health import HealthCheckMiddleware  # noqa: E402
 from config.origin import SameOriginValidator  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
@@ -28,7 +30,9 @@ application = StartTickerMiddleware(
         {
             "http": HealthCheckMiddleware(django_asgi_app),
             "websocket": SameOriginValidator(
-                ClosesOnDatabaseFaults(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+                ClosesOnDatabaseFaults(
+                    AuthMiddlewareStack(BearerSockets(URLRouter(websocket_urlpatterns)))
+                )
             ),
         }
     )

@@ -8,7 +8,9 @@ for forms: the Origin must equal the site's own origin as the handshake reaches 
 SECURE_PROXY_SSL_HEADER trusts it), else `http://`, then the Host header, port included
 — with that host in ALLOWED_HOSTS; or it must be listed in CSRF_TRUSTED_ORIGINS
 (`https://*.example.com` admits subdomains). A handshake without an Origin is refused.
-A refused handshake is denied (HTTP 403) before any consumer runs.
+A refused handshake is denied (HTTP 403) before any consumer runs. A handshake judged by
+an access token (an Authorization header, or a token in the URL, which is refused) is
+not checked here: config/bearer.py says why.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from urllib.parse import urlsplit
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
+
+from config.bearer import bearer_handshake
 
 
 def _header(scope: dict[str, Any], name: bytes) -> str | None:
@@ -75,6 +79,10 @@ class SameOriginValidator:
         self.application = application
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
-        if scope["type"] == "websocket" and not origin_allowed(scope):
+        if (
+            scope["type"] == "websocket"
+            and not bearer_handshake(scope)
+            and not origin_allowed(scope)
+        ):
             return await WebsocketDenier()(scope, receive, send)
         return await self.application(scope, receive, send)

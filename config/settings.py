@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # `Authorization: Bearer` (personal access tokens) on the JSON endpoints.
+    "config.bearer.BearerRequests",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: turns a locked-out sign-in into its 429 page.
@@ -336,6 +338,12 @@ SIGNUP_LIMIT_PER_HOUR = env.int("SIGNUP_LIMIT_PER_HOUR", default=5)
 # Beyond either: HTTP 429, counted alike for registered and unknown addresses.
 PASSWORD_RESET_LIMIT_PER_HOUR = env.int("PASSWORD_RESET_LIMIT_PER_HOUR", default=5)
 PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR = env.int("PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR", default=3)
+
+# Personal access tokens (accounts/tokens.py, docs/protocol.md §2.2.1): active tokens per
+# user, and refused `Authorization: Bearer` attempts per client address per hour, past
+# which that address is refused (HTTP 429, socket close 4429) until the hour is over.
+ACCESS_TOKENS_PER_USER = env.int("ACCESS_TOKENS_PER_USER", default=10)
+BEARER_FAILURES_PER_HOUR = env.int("BEARER_FAILURES_PER_HOUR", default=20)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -54,6 +54,10 @@ ERROR_CODES: dict[str, str] = {
     "chat_too_long": "a chat text over 200 characters",
     "session_ended": "the socket's session has ended; closed with 4440",
     "muted": "a moderator muted this player for a period",
+    "scope_missing": "the socket's access token lacks the scope this needs (the message names it); "
+    "at the handshake (no `read`): closed with 4403",
+    "bad_token": "the handshake's access token is unknown, revoked or malformed; closed with 4401",
+    "token_in_url": "an access token in the URL's query string: refused, closed with 4401",
 }
 
 ErrorCode = Literal[
@@ -102,14 +106,28 @@ ErrorCode = Literal[
     "chat_too_long",
     "session_ended",
     "muted",
+    "scope_missing",
+    "bad_token",
+    "token_in_url",
 ]
 
 # The close codes of both sockets: code -> (meaning, whether and when to reconnect).
 CLOSE_CODES: dict[int, tuple[str, str]] = {
-    4401: ("not signed in (lobby only)", "after signing in"),
-    4403: ("private table: no invite, not the host, not seated, not staff", "with the invite"),
+    4401: (
+        "not signed in (lobby only), or a bad access token or one in the URL (both sockets)",
+        "after signing in, with a good token in the Authorization header",
+    ),
+    4403: (
+        "private table: no invite, not the host, not seated, not staff; or an access token "
+        "without `read`",
+        "with the invite, or a token that has `read`",
+    ),
     4404: ("no such table", "no"),
-    4429: ("flooding: 100 messages in a row refused by the rate limit", "yes, after a pause"),
+    4429: (
+        "flooding: 100 messages in a row refused by the rate limit; or, at the handshake, too "
+        "many bad access tokens from this address this hour",
+        "yes, after a pause (for tokens: the next hour)",
+    ),
     4430: ("too many sockets open at once (the user's or the address's)", "after closing one"),
     4440: ("the socket's session has ended", "after signing in again"),
     1013: ("the server could not reach its database while opening", "yes, after a pause"),

@@ -312,6 +312,7 @@ def _people(
     done: Response,
     errors: tuple[Response, ...] = (),
 ) -> Endpoint:
+    # Friends, invites and blocks: a token's `play` (docs/protocol.md §2.2.1).
     return Endpoint(
         "post",
         method_path,
@@ -329,6 +330,7 @@ def _people(
         request=request,
         description="A JSON body (`Content-Type: application/json`) or a form; a form post "
         "without `Accept: application/json` is answered with a 302 to `next`.",
+        scopes=("play",),
     )
 
 
@@ -348,6 +350,7 @@ ENDPOINTS = (
         ),
         query={"tz": ("string", "an IANA time zone counting the bonus's day")},
         auth="none",
+        scopes=("read",),
     ),
     Endpoint(
         "post",
@@ -356,6 +359,7 @@ ENDPOINTS = (
         "Claim the daily bonus (a form post)",
         (Response(302, "to `next`, the outcome as the page's message"), _LOGIN, _NOT_POST),
         description="A form: `time_zone` (IANA), `next`.",
+        scopes=("play",),
     ),
     Endpoint(
         "get",
@@ -369,6 +373,7 @@ ENDPOINTS = (
             Response(404, "no such table (an HTML page)"),
             _LOGIN,
         ),
+        scopes=("read",),
     ),
     _people(
         "/players/{name}/block/",
@@ -465,6 +470,7 @@ ENDPOINTS = (
             Response(403, "not signed in", ErrorBody, ("not_signed_in",)),
         ),
         auth="none",
+        scopes=("read",),
     ),
     Endpoint(
         "post",
@@ -490,6 +496,7 @@ ENDPOINTS = (
         ),
         request=ReportRequest,
         description="As JSON (`Content-Type: application/json`); a form post answers a page.",
+        scopes=("chat",),
     ),
     Endpoint(
         "get",
@@ -516,5 +523,6 @@ ENDPOINTS = (
             "html": ("string", "`1`: each row also carries its markup"),
         },
         auth="none",
+        scopes=("read",),
     ),
 )

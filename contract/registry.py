@@ -48,4 +48,7 @@ class Endpoint:
     # The sign-in it needs: "session" (a session cookie; a POST also needs the CSRF
     # token) or "none".
     auth: Literal["session", "none"] = "session"
+    # What a personal access token (`Authorization: Bearer`, docs/protocol.md §2.2.1)
+    # must hold here: each of these scopes. (): no token is accepted here.
+    scopes: tuple[Literal["read", "play", "chat"], ...] = ()
     description: str = ""

@@ -229,10 +229,12 @@ def openapi() -> dict[str, Any]:
                 answer["x-error-codes"] = list(response.codes)
             responses[str(response.status)] = answer
         operation["responses"] = responses
-        if endpoint.auth == "session":
-            operation["security"] = [{"session": []}]
-        else:
-            operation["security"] = [{}]
+        security: list[dict[str, list[str]]] = (
+            [{"session": []}] if endpoint.auth == "session" else [{}]
+        )
+        if endpoint.scopes:  # or a personal access token holding these scopes
+            security.append({"accessToken": list(endpoint.scopes)})
+        operation["security"] = security
         paths.setdefault(endpoint.path, {})[endpoint.method] = operation
     return {
         "openapi": "3.1.0",
@@ -252,6 +254,12 @@ def openapi() -> dict[str, Any]:
             "schemas": components,
             "securitySchemes": {
                 "session": {"type": "apiKey", "in": "cookie", "name": "sessionid"},
+                "accessToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a personal access token (`t21_…`) of the account page, "
+                    "with the operation's scopes; never in the URL (docs/protocol.md §2.2.1)",
+                },
             },
         },
     }

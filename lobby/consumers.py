@@ -31,6 +31,7 @@ from play.edge.sockets import (
     echo,
     error_frame,
     refusal_of,
+    scope_refusal,
     session_ended_message,
     socket_language,
 )
@@ -103,6 +104,9 @@ class LobbyConsumer(  # type: ignore[misc]
                     **echo(content),
                 )
             )
+            return
+        if (refusal := scope_refusal(self.scope, "play", **echo(content))) is not None:
+            await self.send_json(refusal)  # an access token without `play`
             return
         opening = read(content, OpenTable)
         if isinstance(opening, Problem):

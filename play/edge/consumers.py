@@ -37,6 +37,7 @@ from play.edge.sockets import (
     error_frame,
     refusal_of,
     safe_id,
+    scope_refusal,
     session_ended_message,
     socket_language,
 )
@@ -213,6 +214,12 @@ class TableConsumer(  # type: ignore[misc]
         if handler is None:
             extension = extensions.for_message(kind)
             if extension is not None and hasattr(self, "extended"):
+                # What an access token needs for it: the extension's say (chat's `chat`).
+                needed = getattr(extension, "token_scope", "play")
+                refusal = scope_refusal(self.scope, needed, **echo(message))
+                if refusal is not None:
+                    await self._send(refusal)
+                    return
                 await extension.on_message(self.extended, message)
                 return
             await self._send(
@@ -229,6 +236,10 @@ class TableConsumer(  # type: ignore[misc]
             await self._send(
                 error_frame("not_signed_in", _("Войдите, чтобы играть."), id=safe_id(client_id))
             )
+            return
+        refusal = scope_refusal(self.scope, "play", id=safe_id(client_id))
+        if refusal is not None:  # an access token without `play`
+            await self._send(refusal)
             return
         if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
             await self._send(

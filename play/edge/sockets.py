@@ -381,6 +381,20 @@ class GuardedInput:
         return message
 
 
+def scope_missing_text(scope: str) -> str:
+    return _("У токена нет права %(scope)r, нужного здесь.") % {"scope": scope}
+
+
+def scope_refusal(socket_scope: dict[str, Any], needed: str, **extra: Any) -> dict[str, Any] | None:
+    """The `scope_missing` error for a socket signed in with an access token that lacks
+    `needed` (config/bearer.py puts the token's scopes in the ASGI scope), else None: a
+    socket signed in with a session lacks nothing."""
+    token = socket_scope.get("token")
+    if token is None or needed in token["scopes"]:
+        return None
+    return error_frame("scope_missing", scope_missing_text(needed), **extra)
+
+
 def session_ended_message() -> str:
     return _("Сессия завершена (выход или смена пароля): войдите снова.")
 
