@@ -45,6 +45,10 @@ class BonusAboveFloor(BonusRefused):
     code = "bonus_above_floor"
 
 
+class BonusForBots(BonusRefused):
+    code = "bonus_not_for_bots"
+
+
 class BonusClaimedToday(BonusRefused):
     code = "bonus_claimed_today"
 
@@ -110,6 +114,8 @@ def daily_bonus_claimable(*, user: Any, time_zone: str | None = None) -> bool:
     the browser, the zone of the player's last claim is the best guess of theirs."""
     if not getattr(user, "is_authenticated", False) or not daily_bonus_enabled():
         return False
+    if user.is_bot:
+        return False
     balance = (
         Account.objects.filter(owner=user, kind=Account.Kind.PLAYER)
         .values_list("balance", flat=True)
@@ -140,6 +146,8 @@ def daily_bonus_claim(
     floor = settings.DAILY_BONUS_FLOOR
     if not daily_bonus_enabled():
         raise BonusOff(_("Ежедневный бонус сейчас выключен."))
+    if user.is_bot:
+        raise BonusForBots(_("Боты не получают ежедневный бонус."))
     zone = player_zone(time_zone)
     day = now.astimezone(zone).date()
     grants, wallet = grants_account(), wallet_for(user)

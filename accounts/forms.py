@@ -85,6 +85,17 @@ class ChipsAdjustForm(forms.Form):
         return amount if data["direction"] == self.GRANT else -amount
 
 
+class BotForm(forms.Form):
+    """A new bot account: its user name, checked as a person's is at sign-up."""
+
+    username = forms.CharField(
+        label=_("Имя бота"),
+        max_length=150,
+        validators=[User.username_validator],
+        help_text=_("Буквы, цифры и @ . + - _; имя видно за столом с пометкой «бот»."),
+    )
+
+
 class AccessTokenForm(forms.Form):
     """A new personal access token: its name and scopes (accounts.tokens.SCOPES)."""
 

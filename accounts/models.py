@@ -13,6 +13,21 @@ class User(AbstractUser):
     """The platform's user, custom from day one so that fields can be added later."""
 
     email = models.EmailField(_("e-mail"), blank=True)
+    # A bot account (a program that plays through the protocol with its owner's tokens):
+    # owned by the person who registered it, marked «бот» wherever it shows, rated apart,
+    # given no chips of the house's (bots/services.py, docs/decisions.md).
+    bot_owner = models.ForeignKey(
+        "self",
+        verbose_name=_("владелец бота"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="bots",
+    )
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot_owner_id is not None
 
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"

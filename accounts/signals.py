@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
-from accounts.services import welcome_grant
+from accounts.services import wallet_for, welcome_grant
 from accounts.sessions import sessions_may_have_ended
 
 
@@ -14,9 +14,14 @@ from accounts.sessions import sessions_may_have_ended
 def grant_welcome_chips(
     sender: Any, instance: Any, created: bool, raw: bool, **kwargs: Any
 ) -> None:
-    """Every new user, however created, gets a wallet and the welcome chips."""
+    """Every new person, however created, gets a wallet and the welcome chips. A bot gets
+    an empty wallet: chips of the house's would make every bot a farm account's feeder
+    (docs/decisions.md); an administrator may grant it chips."""
     if created and not raw:
-        welcome_grant(user=instance)
+        if instance.is_bot:
+            wallet_for(instance)
+        else:
+            welcome_grant(user=instance)
 
 
 @receiver(user_logged_out, dispatch_uid="accounts_sockets_signed_out")

@@ -31,6 +31,8 @@ urlpatterns = [
     ),
     path("account/tokens/", views.access_tokens, name="access_tokens"),
     path("account/tokens/<int:pk>/revoke/", views.access_token_revoke, name="access_token_revoke"),
+    path("account/bots/", views.bot_accounts, name="bot_accounts"),
+    path("account/bots/<int:bot>/tokens/", views.access_tokens, name="bot_tokens"),
     path("chips/", views.chips, name="chips"),
     path("chips/bonus/", views.bonus_claim, name="bonus_claim"),
     path("chips/balance.json", views.chips_balance, name="chips_balance"),

@@ -6,7 +6,8 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.paginator import Paginator
 from django.db import IntegrityError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.formats import number_format
@@ -16,9 +17,9 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from accounts import tokens
+from accounts import bots, tokens
 from accounts.bonus import BonusRefused, daily_bonus_claim, daily_bonus_claimable
-from accounts.forms import AccessTokenForm, MailLaterPasswordResetForm, SignUpForm
+from accounts.forms import AccessTokenForm, BotForm, MailLaterPasswordResetForm, SignUpForm
 from accounts.models import AccessToken, Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
 from accounts.throttling import throttle_count, throttle_hit, throttle_release
@@ -191,15 +192,22 @@ def chips_balance(request: HttpRequest) -> JsonResponse:
 @login_required
 @never_cache
 @require_http_methods(["GET", "POST"])
-def access_tokens(request: HttpRequest) -> HttpResponse:
-    """The account's personal access tokens: make one (its secret shown on this answer
-    only), see them, revoke one (docs/protocol.md §2.2.1)."""
+def access_tokens(request: HttpRequest, bot: int | None = None) -> HttpResponse:
+    """The account's personal access tokens — or, with `bot`, those of a bot the account
+    owns: make one (its secret shown on this answer only), see them, revoke one
+    (docs/protocol.md §2.2.1)."""
+    holder = request.user
+    if bot is not None:
+        found = bots.bot_of(request.user, bot)
+        if found is None:
+            raise Http404
+        holder = found
     form = AccessTokenForm(request.POST or None)
     secret = None
     if request.method == "POST" and form.is_valid():
         try:
             _token, secret = tokens.token_create(
-                user=request.user,
+                user=holder,
                 name=form.cleaned_data["name"],
                 scopes=form.cleaned_data["scopes"],
                 address=_client_address(request),
@@ -212,11 +220,11 @@ def access_tokens(request: HttpRequest) -> HttpResponse:
             )
         else:
             form = AccessTokenForm()
-    listed = AccessToken.objects.filter(user=request.user, revoked_at__isnull=True)
+    listed = AccessToken.objects.filter(user=holder, revoked_at__isnull=True)
     return render(
         request,
         "accounts/tokens.html",
-        {"form": form, "secret": secret, "tokens": listed},
+        {"form": form, "secret": secret, "tokens": listed, "bot": holder if bot else None},
         status=201 if secret else 200,
     )
 
@@ -224,7 +232,36 @@ def access_tokens(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def access_token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
-    token = get_object_or_404(AccessToken, pk=pk, user=request.user)
+    # The account's own token, or one of its bots'.
+    token = get_object_or_404(
+        AccessToken.objects.filter(Q(user=request.user) | Q(user__bot_owner=request.user)),
+        pk=pk,
+    )
     if tokens.token_revoke(token=token, by=request.user, address=_client_address(request)):
         messages.success(request, _("Токен «%(name)s» отозван.") % {"name": token.name})
+    if token.user_id != request.user.pk:
+        return redirect("bot_tokens", bot=token.user_id)
     return redirect("access_tokens")
+
+
+@login_required
+def bot_accounts(request: HttpRequest) -> HttpResponse:
+    """The bots this person owns, and registering one (accounts.bots)."""
+    form = BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            bot = bots.bot_create(owner=request.user, username=form.cleaned_data["username"])
+        except bots.BotRefused as refusal:
+            form.add_error("username" if refusal.code == "name_taken" else None, refusal.message)
+        else:
+            messages.success(
+                request,
+                _("Бот «%(name)s» заведён: создайте ему токен.") % {"name": bot.username},
+            )
+            return redirect("bot_tokens", bot=bot.pk)
+    owned = request.user.bots.order_by("username")
+    return render(
+        request,
+        "accounts/bots.html",
+        {"form": form, "bots": owned, "limit": settings.BOTS_PER_PLAYER},
+    )

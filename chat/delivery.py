@@ -22,11 +22,13 @@ def user_group(user_id: int) -> str:
     return f"chat-user-{user_id}"
 
 
-def payload(message: ChatMessage, author_name: str) -> dict[str, Any]:
+def payload(message: ChatMessage, author: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "id": message.pk,
-        "author": author_name,
+        "author": author.username,
         "author_id": message.author_id,
+        # A bot account's message, marked «бот» beside its name.
+        "bot": author.bot_owner_id is not None,
         "role": "spectator" if message.from_spectator else "player",
         "at": epoch_ms(message.created_at),
         "text": message.shown,

@@ -170,7 +170,7 @@ def message_post(
             held=bool(withheld),
             withheld_from=withheld,
         )
-        payload = delivery.payload(message, author.username)
+        payload = delivery.payload(message, author)
         version = table.version
         transaction.on_commit(
             lambda: delivery.deliver(table.pk, payload, withheld=withheld, version=version)
@@ -201,7 +201,7 @@ def deal_ended_release(*, table_id: int) -> int:
         now = timezone.now()
         ChatMessage.objects.filter(pk__in=[m.pk for m in held]).update(released_at=now)
         version = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-        released = [{**delivery.payload(m, m.author.username), "to": m.withheld_from} for m in held]
+        released = [{**delivery.payload(m, m.author), "to": m.withheld_from} for m in held]
         transaction.on_commit(lambda: delivery.release(table_id, released, version=version))
     return len(held)
 
@@ -252,7 +252,7 @@ def history_for(
     for message in reversed(list(rows[:HISTORY_MESSAGES])):
         if held_from(message, user_id=holder_id, seated=seated):
             continue
-        payload = delivery.payload(message, message.author.username)
+        payload = delivery.payload(message, message.author)
         payload["held"] = bool(message.held and holder_id in message.withheld_from)
         messages.append(payload)
     return messages

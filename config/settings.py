@@ -343,6 +343,8 @@ PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR = env.int("PASSWORD_RESET_EMAIL_LIMIT_PER_HO
 # user, and refused `Authorization: Bearer` attempts per client address per hour, past
 # which that address is refused (HTTP 429, socket close 4429) until the hour is over.
 ACCESS_TOKENS_PER_USER = env.int("ACCESS_TOKENS_PER_USER", default=10)
+# Bot accounts a person may register (accounts/bots.py, /account/bots/).
+BOTS_PER_PLAYER = env.int("BOTS_PER_PLAYER", default=3)
 BEARER_FAILURES_PER_HOUR = env.int("BEARER_FAILURES_PER_HOUR", default=20)
 
 AUTH_PASSWORD_VALIDATORS = [

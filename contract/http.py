@@ -447,7 +447,7 @@ ENDPOINTS = (
                 403,
                 "not at the table, not friends, or blocked",
                 ErrorBody,
-                ("not_at_table", "not_friends", "blocked"),
+                ("not_at_table", "not_friends", "bots_not_allowed", "blocked"),
             ),
             Response(404, "no such table or player", ErrorBody, ("not_found",)),
             Response(429, "over 60 requests and invites an hour", ErrorBody, ("rate_limited",)),

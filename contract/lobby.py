@@ -71,6 +71,15 @@ class OpenTable(Message, kw_only=True, tag_field="type", tag="open_table"):
     match_length: (
         Annotated[Literal[5, 7, 10], msgspec.Meta(description="classic only (5)")] | None
     ) = None
+    bots_allowed: (
+        Annotated[
+            bool,
+            msgspec.Meta(
+                description="whether bot accounts may sit (null: yes, but at chip tables)"
+            ),
+        ]
+        | None
+    ) = None
 
 
 # ---- what the server sends ------------------------------------------------------------
@@ -85,6 +94,7 @@ class Join(Message, kw_only=True):
         "",
         "not_signed_in",
         "leaving",
+        "bots_not_allowed",
         "seated_elsewhere",
         "below_entry_limit",
         "table_full",
@@ -105,6 +115,7 @@ class RowFacts(Message, kw_only=True):
     options: TableOptions  # as table.options (§6.1)
     entry_limit: Count
     playing: Annotated[bool, msgspec.Meta(description="a game is in play")]
+    bots: Annotated[bool, msgspec.Meta(description="whether bot accounts may sit here")]
 
 
 RowHtml = Annotated[str, msgspec.Meta(description="the row's <tr> (only with html=1)")]
@@ -159,6 +170,7 @@ class Me(Message, kw_only=True):
 
     balance: int
     seats: list[HeldSeat]
+    bot: Annotated[bool, msgspec.Meta(description="the viewer is a bot account")]
     tables: list[OwnTable]
 
 

@@ -59,6 +59,7 @@ class TableSeat(Message, kw_only=True):
     id: SeatId
     name: Annotated[str, msgspec.Meta(description="the user name, or an AI label")]
     ai: Annotated[str | None, msgspec.Meta(description="the AI level; null for a person")]
+    bot: Annotated[bool, msgspec.Meta(description="a bot account's seat (shown «бот»)")]
     ready: bool
     leaving: Annotated[bool, msgspec.Meta(description="stood up during the game in play")]
     connected: Annotated[
@@ -96,6 +97,7 @@ class TableInfo(Message, kw_only=True):
     decision_seconds: int
     reconnect_grace_seconds: int
     host: Annotated[str | None, msgspec.Meta(description="the host's user name")]
+    bots: Annotated[bool, msgspec.Meta(description="whether bot accounts may sit here")]
     next_game_at: Annotated[
         EpochMs | None, msgspec.Meta(description="when the next game is announced by itself")
     ]
@@ -330,6 +332,7 @@ class ChatMessage(Message, kw_only=True):
     id: int
     author: Annotated[str, msgspec.Meta(description="the author's user name")]
     author_id: int
+    bot: Annotated[bool, msgspec.Meta(description="the author is a bot account (shown «бот»)")]
     role: Literal["player", "spectator"]
     at: EpochMs
     text: Annotated[str, msgspec.Meta(description="what to show, as plain text")]

@@ -110,14 +110,17 @@ def player_skills(user: Any) -> dict[str, tuple[int, Skill | None]]:
     }
 
 
-def leaderboard(variant: str, size: int = LEADERBOARD_SIZE) -> list[dict[str, Any]]:
+def leaderboard(
+    variant: str, size: int = LEADERBOARD_SIZE, *, bots: bool = False
+) -> list[dict[str, Any]]:
     """The variant's best `size` rated players, by the upper end of their interval (lowest
-    first; ties: more decisions, then the name). One aggregate query: the interval is
-    computed by the database (SQLite gets STDDEV_SAMP and SQRT from Django)."""
+    first; ties: more decisions, then the name) — people, or with `bots` the bot accounts:
+    the two are rated apart. One aggregate query: the interval is computed by the database
+    (SQLite gets STDDEV_SAMP and SQRT from Django)."""
     rows = (
         _moments(
             rated_decisions()
-            .filter(variant=variant, user__is_active=True)
+            .filter(variant=variant, user__is_active=True, user__bot_owner__isnull=not bots)
             .values("user", "user__username")
         )
         .filter(n__gte=MIN_DECISIONS)
@@ -135,6 +138,7 @@ def leaderboard(variant: str, size: int = LEADERBOARD_SIZE) -> list[dict[str, An
     return board
 
 
-def leaderboards() -> list[dict[str, Any]]:
-    """Every rated variant's leaderboard, in the registry's order: one query each."""
-    return [{"variant": VARIANTS[key], "rows": leaderboard(key)} for key in RATED]
+def leaderboards(*, bots: bool = False) -> list[dict[str, Any]]:
+    """Every rated variant's leaderboard (of people, or of bots), in the registry's order:
+    one query each."""
+    return [{"variant": VARIANTS[key], "rows": leaderboard(key, bots=bots)} for key in RATED]

@@ -34,6 +34,7 @@ from django.utils import timezone
 from django.utils.formats import date_format, number_format
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
 
 from games.strategy.review import MISTAKE_EPSILON, REVIEWED
 from insights.charts import Bar, Point, bar_chart, line_chart
@@ -117,16 +118,18 @@ def skill_figures(skill: Skill) -> dict[str, Any]:
     }
 
 
-def lobby_leaderboards() -> list[dict[str, Any]]:
-    """The lobby's leaderboards (insights.skill.leaderboards), figures printed."""
-    return [
+def lobby_leaderboards(*, bots: bool = False) -> list[dict[str, Any]]:
+    """The lobby's leaderboards (insights.skill.leaderboards), figures printed: people's,
+    or with `bots` the bot accounts' (only the boards that have anyone)."""
+    boards = [
         {
             "variant": board["variant"],
             "unit": unit_name(board["variant"]),
             "rows": [{**row, "text": skill_figures(row["skill"])} for row in board["rows"]],
         }
-        for board in leaderboards()
+        for board in leaderboards(bots=bots)
     ]
+    return [board for board in boards if board["rows"]] if bots else boards
 
 
 @dataclass
@@ -400,3 +403,13 @@ def stats_of(request: HttpRequest, username: str) -> HttpResponse:
         raise Http404("no such page")
     player = get_object_or_404(get_user_model(), username=username)
     return _page(request, player)
+
+
+@require_GET
+def bot_ratings(request: HttpRequest) -> HttpResponse:
+    """The bot accounts' leaderboards: rated as people are, and apart from them."""
+    return render(
+        request,
+        "insights/bot_ratings.html",
+        {"bot_leaderboards": lobby_leaderboards(bots=True), "min_decisions": MIN_DECISIONS},
+    )

@@ -6,6 +6,7 @@ from insights import coach, stats
 
 urlpatterns = [
     path("stats/", stats.stats_page, name="stats"),
+    path("ratings/bots/", stats.bot_ratings, name="bot_ratings"),
     path("stats/<str:username>/", stats.stats_of, name="stats_of"),
     path("tables/<int:table_id>/coach.json", coach.coach_state, name="coach_state"),
 ]

@@ -41,6 +41,7 @@ class TableOpenForm(forms.ModelForm):  # type: ignore[type-arg]
             "entry_limit",
             "match_length",
             "private",
+            "bots_allowed",
         ]
         labels = {
             "variant": _("Вариант"),
@@ -52,6 +53,7 @@ class TableOpenForm(forms.ModelForm):  # type: ignore[type-arg]
             "entry_limit": _("Лимит входа"),
             "match_length": _("Раздач в партии"),
             "private": _("Частный стол (только по приглашению)"),
+            "bots_allowed": _("Боты за столом"),
         }
         help_texts = {
             "name": _("Можно не заполнять."),
@@ -79,6 +81,16 @@ class TableOpenForm(forms.ModelForm):  # type: ignore[type-arg]
             field.variants = " ".join(variants)  # type: ignore[attr-defined]
             field.widget.attrs["inputmode"] = "numeric"
         self.fields["match_length"].widget.attrs.pop("inputmode", None)
+        self.fields["bots_allowed"].widget = forms.Select(
+            choices=[
+                ("", _("по умолчанию: да, кроме столов на фишки")),
+                ("true", _("пускать")),
+                ("false", _("не пускать")),
+            ]
+        )
+        self.fields["bots_allowed"].help_text = _(
+            "Бот — аккаунт программы; за столом он помечен «бот»."
+        )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -94,7 +106,7 @@ class TableOpenForm(forms.ModelForm):  # type: ignore[type-arg]
         """The fields for `lobby.services.table_open` (those left empty take the defaults)."""
         return {
             name: self.cleaned_data[name]
-            for name in ("name", *FIELD_VARIANTS)
+            for name in ("name", "bots_allowed", *FIELD_VARIANTS)
             if self.cleaned_data.get(name) not in (None, "")
         }
 

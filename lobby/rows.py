@@ -20,7 +20,11 @@ def sitter_from(me: dict[str, Any] | None) -> Sitter | None:
     """The seating facts of a viewer's `me` (`selectors.player_lobby_state`)."""
     if me is None:
         return None
-    return Sitter(balance=me["balance"], seats=tuple(HeldSeat(**seat) for seat in me["seats"]))
+    return Sitter(
+        balance=me["balance"],
+        seats=tuple(HeldSeat(**seat) for seat in me["seats"]),
+        is_bot=me["bot"],
+    )
 
 
 def verdict(row: dict[str, Any], sitter: Sitter | None, *, is_open: bool = True) -> Verdict:
@@ -33,6 +37,7 @@ def verdict(row: dict[str, Any], sitter: Sitter | None, *, is_open: bool = True)
         entry_limit=row["entry_limit"],
         seats_taken=row["seats_taken"],
         seat_count=row["seat_count"],
+        bots_allowed=row["bots"],
     )
     return _verdict(translation.get_language() or "", facts, sitter)
 

@@ -106,6 +106,7 @@ def lobby_row(t: Table) -> dict[str, Any]:
         "options": t.engine_options(),
         "entry_limit": t.entry_limit,
         "playing": bool(t.playing),
+        "bots": t.allows_bots,
     }
 
 
@@ -173,6 +174,7 @@ def player_lobby_state(user: Any) -> dict[str, Any] | None:
     return {
         "balance": sitter.balance,
         "seats": [asdict(seat) for seat in sitter.seats],
+        "bot": sitter.is_bot,
         # The open tables the viewer opened (private ones too): findable whatever page or
         # filter the lobby shows, and the ones to close at the limit of open tables.
         "tables": [

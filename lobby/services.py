@@ -33,7 +33,7 @@ def table_open(*, by: Any, variant: str, private: bool = False, **fields: Any) -
 # The fields of a table its opener may set (docs/protocol.md §14, `open_table`).
 TABLE_OPEN_FIELDS = frozenset(
     {"name", "seat_count", "stake", "min_bet", "max_bet", "entry_limit"}
-    | {"decision_seconds", "reconnect_grace_seconds", "match_length"}
+    | {"decision_seconds", "reconnect_grace_seconds", "match_length", "bots_allowed"}
 )
 
 

@@ -187,6 +187,12 @@ def invite_send(*, sender: Any, recipient: Any, table: Table) -> Invite:
     _refuse_across_a_block(sender, recipient)
     if not are_friends(sender, recipient):
         raise PeopleError("not_friends", _("Пригласить можно только друга."), status=403)
+    if recipient.is_bot and not table.allows_bots:
+        raise PeopleError(
+            "bots_not_allowed",
+            _("Ботов за этот стол звать нельзя: хозяин их не пускает."),
+            status=403,
+        )
     host_id = table.created_by_id
     if host_id and host_id != sender.pk and blocked_between(host_id, recipient.pk):
         # A guest's invite carries the table's link, which lets its holder watch and read

@@ -91,7 +91,7 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     actions = ["close_tables", "reopen_tables"]
     readonly_fields = ("created_by", "created_at", "closed_at", "games_list")
     fieldsets = [
-        (None, {"fields": ("variant", "name", "status", "seat_count")}),
+        (None, {"fields": ("variant", "name", "status", "seat_count", "bots_allowed")}),
         (
             gettext_lazy("Ставки"),
             {

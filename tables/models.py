@@ -126,6 +126,14 @@ class Table(models.Model):
     # count towards TABLES_OPEN_PER_USER (lobby.services.table_open).
     one_click = models.BooleanField(_("в один клик"), default=False, editable=False)
     invite_code = models.CharField(_("код приглашения"), max_length=32, blank=True)
+    # Whether bot accounts may sit here: the host's choice; unset, the variant decides
+    # (not at chip tables, where a bot's chips would be a person's loss: `allows_bots`).
+    bots_allowed = models.BooleanField(
+        _("боты за столом"),
+        null=True,
+        blank=True,
+        help_text=_("Пусто — по умолчанию: да, кроме столов на фишки."),
+    )
     # The live table's version: every change its players see (a move, a seat, a pause)
     # adds one, and every frame sent to a client carries it (docs/protocol.md).
     version = models.PositiveIntegerField(_("версия"), default=0, editable=False)
@@ -164,6 +172,12 @@ class Table(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    @property
+    def allows_bots(self) -> bool:
+        if self.bots_allowed is not None:
+            return self.bots_allowed
+        return not self.variant_spec.stakes_chips
 
     def stakes_label(self) -> str:
         """How the table is played for, in one short phrase."""
@@ -344,6 +358,11 @@ class Seat(models.Model):
     @property
     def is_ai(self) -> bool:
         return bool(self.ai_level)
+
+    @property
+    def is_bot(self) -> bool:
+        """A bot account's seat (not an AI seat: a bot is an account of its own)."""
+        return self.player_id is not None and self.player.bot_owner_id is not None
 
     @property
     def seat_id(self) -> str:

@@ -85,7 +85,8 @@ def _reads() -> _Reads:
     host = Columns(user, "u", ["id", "username"])
     game = Columns(Game, "g")
     seat = Columns(Seat, "s")
-    player = Columns(user, "p", ["id", "username"])
+    # A seat's player: the name, and whether it is a bot (`bot_owner`, frames' `bot`).
+    player = Columns(user, "p", ["id", "username", "bot_owner"])
     tables, games, users = table_name(Table), table_name(Game), table_name(user)
     user_id = column(user, "id")
     return _Reads(
@@ -154,7 +155,7 @@ def _seats_queryset(table_id: int, cutoff: datetime.datetime) -> Any:
     return (
         Seat.objects.filter(table_id=table_id)
         .select_related("player")
-        .only(*(f.name for f in stored_fields(Seat)), "player__username")
+        .only(*(f.name for f in stored_fields(Seat)), "player__username", "player__bot_owner")
         .annotate(**seat_presence_since(cutoff))
         .order_by("number")
     )

@@ -38,6 +38,7 @@ def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) ->
         "decision_seconds": table.decision_seconds,
         "reconnect_grace_seconds": table.reconnect_grace_seconds,
         "host": table.created_by.username if table.created_by_id else None,
+        "bots": table.allows_bots,
         "next_game_at": epoch_ms(table.next_game_at),
         "pending": pending_info(table),
         "seats": [
@@ -46,6 +47,7 @@ def table_info(table: Table, seats: Sequence[Seat], connected: Iterable[int]) ->
                 "id": seat.seat_id,
                 "name": seat.label,
                 "ai": seat.ai_level or None,
+                "bot": seat.is_bot,
                 "ready": seat.ready,
                 "leaving": seat.leaving,
                 "connected": seat.is_ai or seat.player_id in online,

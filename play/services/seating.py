@@ -66,6 +66,8 @@ class Sitter:
 
     balance: int
     seats: tuple[HeldSeat, ...] = ()
+    # A bot account sits only where the table allows bots.
+    is_bot: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ class TableFacts:
     entry_limit: int
     seats_taken: int
     seat_count: int
+    bots_allowed: bool = True
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ def seat_verdict(table: TableFacts, sitter: Sitter | None) -> Verdict:
                 _("Вы встали из-за стола: место освободится, когда закончится эта игра."),
             )
         return Verdict(SEATED)
+    if sitter.is_bot and not table.bots_allowed:
+        return _refused("bots_not_allowed", _("Ботам за этот стол садиться нельзя."))
     if table.variant in CHIP_VARIANTS:
         # A player's chips are in play at one table at a time, so that what a game counts
         # as theirs is what their wallet holds.
@@ -165,6 +170,7 @@ def sitter_of(player: Any) -> Sitter:
         seats=tuple(
             HeldSeat(s.table_id, s.table.name, s.table.variant, leaving=s.leaving) for s in seats
         ),
+        is_bot=bool(getattr(player, "is_bot", False)),
     )
 
 
@@ -184,6 +190,7 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
         entry_limit=table.entry_limit,
         seats_taken=table.seats.count(),
         seat_count=table.seat_count,
+        bots_allowed=table.allows_bots,
     )
     verdict = seat_verdict(facts, sitter_of(player))
     if verdict.state == SEATED:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from accounts.bots import bot_create
 from accounts.models import LedgerEntry
 from accounts.services import wallet_for
 from lobby import services as lobby_services
@@ -96,6 +97,7 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
     """Each named URL with the paths of it to open (one per game, table or variant)."""
     tables = {variant: game.table_id for variant, game in games.items()}
     ids = [game.pk for game in games.values()]
+    bot = ann.bots.first() or bot_create(owner=ann, username="ann_bot")
     return {
         "web_manifest": [reverse("web_manifest")],
         "javascript-catalog": [reverse("javascript-catalog")],
@@ -109,6 +111,9 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
         "password_reset_complete": [reverse("password_reset_complete")],
         "chips": [reverse("chips")],
         "access_tokens": [reverse("access_tokens")],
+        "bot_accounts": [reverse("bot_accounts")],
+        "bot_tokens": [reverse("bot_tokens", args=[bot.pk])],
+        "bot_ratings": [reverse("bot_ratings")],
         "chips_balance": [reverse("chips_balance")],
         "chips_entry": [reverse("chips_entry", args=[entry.pk])],
         "lobby": [reverse("lobby"), reverse("lobby") + "?open=1"],
@@ -125,7 +130,9 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
         "stats": [reverse("stats")],
         "stats_of": [reverse("stats_of", args=[ann.username])],  # one's own: the same page
         "coach_state": [reverse("coach_state", args=[tables[v]]) for v in ("solo", "blackjack")],
-        "people:profile": [reverse("people:profile", args=[name]) for name in ("ann", "bob")],
+        "people:profile": [
+            reverse("people:profile", args=[name]) for name in ("ann", "bob", bot.username)
+        ],
         "people:friends": [reverse("people:friends")],
         "people:friends_panel": [reverse("people:friends_panel")],
         "people:friends_json": [reverse("people:friends_json")],

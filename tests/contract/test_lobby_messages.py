@@ -130,6 +130,7 @@ ROW = {
     "options": {"stake": 10, "entry_limit": 100},
     "entry_limit": 100,
     "playing": False,
+    "bots": False,
     "join": {"state": "join", "code": "", "message": ""},
 }
 COUNTS = {"classic": 0, "salon": 0, "solo": 0, "banker36": 1, "blackjack": 0}

@@ -320,6 +320,17 @@ def test_a_rating_is_the_mean_loss_per_100_decisions_with_a_95_percent_interval(
     assert skill.margin == pytest.approx(100 * margin)
 
 
+def test_bots_are_rated_apart_from_people(solo_games):
+    ann, ann_game, _ = solo_games["ann"]
+    bob, bob_game, _ = solo_games["bob"]
+    bob.bot_owner = ann  # bob is made a bot account: the boards split by the account kind
+    bob.save(update_fields=["bot_owner"])
+    _decisions(ann, ann_game, [0.5] * MIN_DECISIONS)
+    _decisions(bob, bob_game, [0.1] * MIN_DECISIONS)
+    assert [row["username"] for row in leaderboard("solo")] == ["ann"]
+    assert [row["username"] for row in leaderboard("solo", bots=True)] == ["bob"]
+
+
 def test_no_rating_below_the_threshold(solo_games):
     ann, finished, _ = solo_games["ann"]
     _decisions(ann, finished, [0.5] * (MIN_DECISIONS - 1))

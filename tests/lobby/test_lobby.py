@@ -294,6 +294,7 @@ def test_lobby_state_json_for_a_visitor_and_a_player(client, make_user):
     assert me == {
         "balance": 10_000,
         "seats": [{"table": table.pk, "name": "Салон", "variant": "salon", "leaving": False}],
+        "bot": False,
         "tables": [],
     }
 

@@ -114,6 +114,7 @@ export function createChat({ socket }) {
         },
       },
       author,
+      message.bot ? [" ", h("span", { class: "bot-mark" }, t("бот"))] : null,
       ": ",
       h("span", { class: "chat-text" }, message.text),
       h("span", { class: "chat-time" }, time(message.at)),

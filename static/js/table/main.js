@@ -488,6 +488,7 @@ function renderSeats() {
     if (playing() && !inGame) classes.push("watching");
     const badges = [];
     if (seat.ai) badges.push(h("span", { class: "badge ai-level" }, aiLevelName(seat.ai)));
+    if (seat.bot) badges.push(h("span", { class: "badge bot-mark" }, t("бот")));
     if (mine) badges.push(h("span", { class: "badge you" }, t("вы")));
     if (seat.ready && !seat.ai && !playing()) badges.push(h("span", { class: "badge ready" }, t("готов")));
     if (seat.leaving) badges.push(h("span", { class: "badge leaving" }, t("уходит")));
