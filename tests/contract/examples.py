@@ -51,12 +51,12 @@ ELIDED = "…"
 HEX = re.compile(r"[0-9a-f]{64}")
 
 
-def server_seeds() -> Iterator[str]:
-    """The server seeds the runs draw, in order: fixed, and as random-looking as any."""
+def server_seeds(section: str) -> Iterator[str]:
+    """The server seeds a session draws, in order: fixed, and as random-looking as any."""
     number = 0
     while True:
         number += 1
-        yield hashlib.sha256(f"protocol example {number}".encode()).hexdigest()
+        yield hashlib.sha256(f"protocol example {section} {number}".encode()).hexdigest()
 
 
 # -- rendering ---------------------------------------------------------------------------
@@ -370,7 +370,105 @@ def _hand(view: dict[str, Any], seat: str) -> dict[str, Any]:
     return next(hand for hand in hands if hand["seat"] == seat)
 
 
-SESSIONS: dict[str, Script] = {"16.1": classic}
+async def on_turn(table_id: int) -> tuple[str, list[dict[str, Any]]] | None:
+    """The seat on turn at the table and the moves it is offered, or None."""
+    from games import engine
+    from play.models import Game
+
+    def read() -> tuple[str, list[dict[str, Any]]] | None:
+        game = Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).first()
+        turn = engine.legal_actions(game.state) if game else None
+        return (turn["seat"], turn["actions"]) if turn else None
+
+    return await database_sync_to_async(read)()
+
+
+def a_move(actions: list[dict[str, Any]], hits: int) -> dict[str, Any]:
+    """A player's plain play: the smallest bet, one card more, then stand."""
+    offered = {entry["action"]: entry for entry in actions}
+    if "bet" in offered:
+        bet = offered["bet"]
+        return {"action": "bet", "amount": bet["amounts"][0] if "amounts" in bet else bet["min"]}
+    if "hit" in offered and hits < 1:
+        return {"action": "hit"}
+    if "stand" in offered:
+        return {"action": "stand"}
+    first = actions[0]
+    move = {"action": first["action"]}
+    if "min" in first:
+        move["amount"] = first["min"]
+    return move
+
+
+async def banker36(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    ann, bob, cat = await _users(make_user, "ann", "bob", "cat")
+    table = await _create(
+        services.table_create,
+        variant="banker36",
+        name="Banker demo",
+        stake=10,
+        entry_limit=100,
+        seat_count=3,
+        created_by=ann,
+    )
+    # Shown from bob's side: ann's answers, none of cat's frames; the table's pending key
+    # while a bank is announced.
+    run.styles.append(
+        lambda name, frame: (
+            ("pending" if (frame.get("table") or {}).get("pending") else None)
+            if frame["type"] == "update"
+            else None
+        )
+    )
+    run.styles.append(
+        lambda name, frame: "" if name == "ann" and frame["type"] == "update" else None
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("bob", table.pk, bob)
+    await run.open("cat", table.pk, cat, shown=False)
+    run.blocks[-1] = [line for line in run.blocks[-1] if not line.startswith("ann")]
+    await run.send("ann", {"type": "sit"}, shown=False)
+    await run.send("bob", {"type": "sit"})
+    await run.send("cat", {"type": "sit"}, shown=False)
+    await run.send("ann", {"type": "ready"}, shown=False)
+    await run.send("bob", {"type": "ready"})
+    await run.send("cat", {"type": "ready"}, shown=False)
+    await run.send("ann", {"type": "client_seed", "seed": "KcPZhCl3XePXKSm_"}, shown=False)
+    run.show_last_step()
+    await run.send("bob", {"type": "client_seed", "seed": "lqwyirYoz6r71pNN"})
+    run.note("cat's client sends nothing; at deal_at the server deals without its seed:")
+    await run.sweep()
+    # The first to play decides on the version before the deal, then bets what is not offered.
+    start = next(e for e in run.latest("bob")["events"] if e["type"] == "circle_start")
+    first = start["order"][0]
+    stale = run.latest(first)["version"] - 1
+    await run.send(first, {"type": "action", "action": "bet", "amount": 10, "version": stale})
+    version = run.latest(first, "snapshot")["version"]
+    await run.send(first, {"type": "action", "action": "bet", "amount": 7, "version": version})
+    hits: dict[str, int] = {}
+    shown_moves = 3  # bob's duel
+    while (turn := await on_turn(table.pk)) is not None:
+        seat, actions = turn
+        move = a_move(actions, hits.get(seat, 0))
+        hits[seat] = hits.get(seat, 0) + 1 if move["action"] == "hit" else 0
+        version = run.latest(seat)["version"]
+        shown = shown_moves > 0
+        shown_moves -= 1
+        if not shown and shown_moves == -1:
+            run.note("the bank plays out")
+        await run.send(seat, {"type": "action", **move, "version": version}, shown=shown)
+    if not shown:
+        run.show_last_step()
+    await run.sweep()  # the interlude: the next bank is announced
+    await run.send("ann", {"type": "client_seed", "seed": "egUNlnpIdctV1-KT"}, shown=False)
+    await run.send("bob", {"type": "client_seed", "seed": "TonKUFJKO0wqKaI8"})
+    await run.send("cat", {"type": "client_seed", "seed": "Qm3vX0aLrT8sZp2D"}, shown=False)
+    run.show_last_step()
+
+
+SESSIONS: dict[str, Script] = {"16.1": classic, "16.4": banker36}
 
 
 # -- the document ------------------------------------------------------------------------
