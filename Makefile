@@ -18,7 +18,7 @@ PROD_LOCK := requirements/prod.txt
 DEV_LOCK  := requirements/dev.txt
 PIP       := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
-.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean spec
+.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean spec examples
 
 # AsyncAPI's own JSON Schema of AsyncAPI 3.0.0, which the suite validates
 # docs/asyncapi.yaml against (scripts/asyncapi_schema.py: pinned, hash-checked).
@@ -104,6 +104,11 @@ bench-live: $(STAMP)
 # docs/asyncapi.yaml and docs/openapi.yaml from the message definitions (contract/).
 spec: $(STAMP)
 	$(BIN)/python -m contract.spec
+
+# docs/protocol.md §16's transcripts, rewritten from a run of its sessions through the server
+# (tests/contract/examples.py); tests/contract/test_protocol_examples.py holds them equal.
+examples: $(STAMP)
+	PROTOCOL_EXAMPLES=write $(BIN)/pytest -q -p no:cacheprovider tests/contract/test_protocol_examples.py
 
 messages: $(STAMP)
 	$(BIN)/python manage.py makemessages --locale en --ignore '.venv/*' --ignore 'games/*' --ignore 'tests/*'
