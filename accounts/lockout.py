@@ -4,6 +4,8 @@ asking for JSON (docs/protocol.md §3)."""
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 from axes.helpers import get_client_username, get_cool_off
@@ -14,12 +16,11 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.throttling import seconds_until
 from lib.bodies import rate_limited, retry_later
 
 
 def _retry_after(request: HttpRequest, credentials: dict[str, Any] | None) -> int:
-    """Seconds until the cool-off ends: axes keeps one attempt row per user name and
+    """Whole seconds until the cool-off has ended: axes keeps one attempt row per user name and
     address, stamped with its latest failure, and counts it for the cool-off after it."""
     cool_off = get_cool_off(request)
     if cool_off is None:  # a lockout without end (not configured so): say the whole hour
@@ -34,7 +35,8 @@ def _retry_after(request: HttpRequest, credentials: dict[str, Any] | None) -> in
         .first()
     )
     ends = (latest or timezone.now()) + cool_off
-    return seconds_until(ends.timestamp())
+    # Strictly after: axes still counts a failure exactly the cool-off old.
+    return max(1, math.floor(ends.timestamp() - time.time()) + 1)
 
 
 def locked_out(

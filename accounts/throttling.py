@@ -48,10 +48,11 @@ class ThrottleHit:
         return seconds_until(self.window_ends)
 
 
-def seconds_until(moment: float) -> int:
-    """Whole seconds from now until `moment` (Unix seconds), rounded up, at least 1: the
+def seconds_until(moment: float, now: float | None = None) -> int:
+    """Whole seconds from `now` until `moment` (Unix seconds), rounded up, at least 1: the
     `retry_after` of every limit's refusal (docs/protocol.md §3)."""
-    return max(1, math.ceil(moment - time.time()))
+    now = time.time() if now is None else now
+    return max(1, math.ceil(moment - now))
 
 
 def window_end(window_seconds: int, now: float | None = None) -> float:

@@ -45,7 +45,8 @@ def retry_after() -> int:
     the next window, when the sockets no longer open (a crashed process's, one closed
     without being taken out) drop out of the count by themselves. Closing one of one's
     own sockets frees a place at once."""
-    return seconds_until(time.time() + next_window_in())
+    now = time.time()
+    return seconds_until(now + next_window_in(now), now)
 
 
 # Every count's key starts so (the tests reset the counts by it).

@@ -326,7 +326,7 @@ class GuardedInput:
         if count <= limit:
             return None
         # The window is the UTC second the message was counted in: the next one is free.
-        retry_after = seconds_until(window_end(1, now))
+        retry_after = seconds_until(window_end(1, now), now)
         if user is not None and user.is_authenticated:
             text = _(
                 "Слишком много сообщений со всех ваших подключений: не больше %(n)d в секунду."
