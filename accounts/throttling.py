@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import time
 import weakref
 from dataclasses import dataclass
@@ -33,17 +34,40 @@ class ThrottleHit:
     key: str
     count: int
     limit: int
+    # When the window it was counted in ends (Unix seconds): the count starts again then.
+    window_ends: float = 0.0
 
     @property
     def allowed(self) -> bool:
         return self.count <= self.limit
 
+    @property
+    def retry_after(self) -> int:
+        """Whole seconds until the window ends, rounded up and at least 1: what a refused
+        client waits before the next attempt can be allowed."""
+        return seconds_until(self.window_ends)
 
-def _key(scope: str, subject: str, window_seconds: int) -> str:
+
+def seconds_until(moment: float, now: float | None = None) -> int:
+    """Whole seconds from `now` until `moment` (Unix seconds), rounded up, at least 1: the
+    `retry_after` of every limit's refusal (docs/protocol.md §3)."""
+    now = time.time() if now is None else now
+    return max(1, math.ceil(moment - now))
+
+
+def window_end(window_seconds: int, now: float | None = None) -> float:
+    """When the fixed window of `window_seconds` holding `now` ends (windows start at
+    multiples of their length since the epoch: an hour's at each UTC hour)."""
+    now = time.time() if now is None else now
+    return float((int(now) // window_seconds + 1) * window_seconds)
+
+
+def _key(scope: str, subject: str, window_seconds: int, now: float | None = None) -> str:
     # The subject is hashed: an e-mail address is neither kept in the cache in clear nor
     # able to break the key (any length, any characters).
     digest = hashlib.sha256(subject.encode()).hexdigest()[:32]
-    return f"{KEY_PREFIX}:{scope}:{window_seconds}:{int(time.time()) // window_seconds}:{digest}"
+    now = time.time() if now is None else now
+    return f"{KEY_PREFIX}:{scope}:{window_seconds}:{int(now) // window_seconds}:{digest}"
 
 
 def cache_count(key: str, *, timeout: float, delta: int = 1) -> int:
@@ -107,10 +131,16 @@ def throttle_hit(
 
     Refused attempts are counted too: a client that keeps trying stays refused until the
     window ends."""
-    key = _key(scope, subject, window_seconds)
+    now = time.time()
+    key = _key(scope, subject, window_seconds, now)
     # The window is in the key, so the timeout only lets the cache drop it once the
     # window is over.
-    return ThrottleHit(key=key, count=cache_count(key, timeout=window_seconds), limit=limit)
+    return ThrottleHit(
+        key=key,
+        count=cache_count(key, timeout=window_seconds),
+        limit=limit,
+        window_ends=window_end(window_seconds, now),
+    )
 
 
 def throttle_release(hit: ThrottleHit) -> None:

@@ -22,7 +22,15 @@ from accounts.bonus import BonusRefused, daily_bonus_claim, daily_bonus_claimabl
 from accounts.forms import AccessTokenForm, BotForm, MailLaterPasswordResetForm, SignUpForm
 from accounts.models import AccessToken, Account, LedgerEntry
 from accounts.services import WELCOME_GRANT_CHIPS, player_register, wallet_for
-from accounts.throttling import throttle_count, throttle_hit, throttle_release
+from accounts.throttling import (
+    HOUR,
+    seconds_until,
+    throttle_count,
+    throttle_hit,
+    throttle_release,
+    window_end,
+)
+from lib.bodies import rate_limited, retry_later
 
 STATEMENT_PAGE_SIZE = 25
 # The throttles' counts (accounts.throttling), each per hour.
@@ -39,8 +47,26 @@ def _client_address(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", ""))
 
 
+def limit_page(
+    request: HttpRequest, template: str, *, limit: str, retry_after: int, message: str
+) -> HttpResponse:
+    """The `429` of a page's limit (contract.codes.LIMITS): the page, with `Retry-After`;
+    or, to a request asking for JSON (`Accept: application/json`), the JSON refusal with
+    the limit's key and the seconds to wait (docs/protocol.md §3)."""
+    if "application/json" in request.headers.get("Accept", ""):
+        return rate_limited(message, limit, retry_after)
+    return retry_later(render(request, template, status=429), retry_after)
+
+
 def _signup_throttled(request: HttpRequest) -> HttpResponse:
-    return render(request, "registration/signup_throttled.html", status=429)
+    return limit_page(
+        request,
+        "registration/signup_throttled.html",
+        limit="sign_ups",
+        # The hour's window is the clock hour (accounts.throttling): it ends then.
+        retry_after=seconds_until(window_end(HOUR)),
+        message=_("С вашего адреса за этот час зарегистрировалось слишком много игроков."),
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -97,14 +123,24 @@ class ThrottledPasswordResetView(auth_views.PasswordResetView):
             subject=_client_address(self.request),
             limit=settings.PASSWORD_RESET_LIMIT_PER_HOUR,
         )
-        if not by_client.allowed or not (
-            throttle_hit(
-                scope=RESET_EMAIL_SCOPE,
-                subject=str(form.cleaned_data["email"]).strip().lower(),
-                limit=settings.PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR,
-            ).allowed
-        ):
-            return render(self.request, "registration/password_reset_throttled.html", status=429)
+        refused, limit = by_client, "password_resets"
+        if by_client.allowed:
+            refused, limit = (
+                throttle_hit(
+                    scope=RESET_EMAIL_SCOPE,
+                    subject=str(form.cleaned_data["email"]).strip().lower(),
+                    limit=settings.PASSWORD_RESET_EMAIL_LIMIT_PER_HOUR,
+                ),
+                "password_reset_emails",
+            )
+        if not refused.allowed:
+            return limit_page(
+                self.request,
+                "registration/password_reset_throttled.html",
+                limit=limit,
+                retry_after=refused.retry_after,
+                message=_("Слишком много запросов восстановления пароля за этот час."),
+            )
         return super().form_valid(form)
 
 
@@ -150,7 +186,10 @@ def bonus_claim(request: HttpRequest) -> HttpResponse:
         back = reverse("chips")
     hit = throttle_hit(scope=BONUS_SCOPE, subject=str(request.user.pk), limit=BONUS_CLAIMS_PER_HOUR)
     if not hit.allowed:
-        messages.error(request, _("Слишком много попыток. Попробуйте через час."))
+        text = _("Слишком много попыток. Попробуйте через час.")
+        if "application/json" in request.headers.get("Accept", ""):
+            return rate_limited(text, "bonus_claims", hit.retry_after)
+        messages.error(request, text)
         return redirect(back)
     try:
         entry = daily_bonus_claim(user=request.user, time_zone=request.POST.get("time_zone"))

@@ -102,6 +102,7 @@ class ChatExtension:
             extra: dict[str, Any] = {"id": client_id}
             retry_after = getattr(refusal, "retry_after", None)
             if retry_after is not None:
+                extra["limit"] = "chat_messages"
                 extra["retry_after"] = retry_after
             await connection.send(error_frame(refusal.code, refusal.message, **extra))
             return

@@ -85,7 +85,7 @@ def _check_rate(author_id: int) -> None:
     hit = throttle_hit(scope="chat", subject=str(author_id), limit=limit, window_seconds=window)
     if hit.allowed:
         return
-    retry = max(1, window - int(time.time()) % window)
+    retry = hit.retry_after
     raise RateLimited(
         _(
             "Слишком часто: не больше %(n)d сообщений за %(window)d с. "

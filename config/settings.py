@@ -330,6 +330,8 @@ AXES_COOLOFF_TIME = datetime.timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "security/locked_out.html"
+# Its page (or JSON) with the seconds left in `Retry-After` (docs/protocol.md §3).
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
 # New accounts per client address per hour (each gets the welcome chips: throwaway
 # accounts to funnel chips from are what this slows down). Beyond it: HTTP 429.
 SIGNUP_LIMIT_PER_HOUR = env.int("SIGNUP_LIMIT_PER_HOUR", default=5)

@@ -1,14 +1,15 @@
-"""The error codes of both sockets (docs/protocol.md §13) and the table socket's close
-codes (§2.4), each with the one line the specs print beside it. `ERROR_CODES`' keys are
-every code an `error` frame may carry; an engine refusal passes the engine's own code
-through, and those are listed here too."""
+"""The error codes of both sockets (docs/protocol.md §13), the table socket's close
+codes (§2.4) and the limits' keys (§3), each with the one line the specs print beside
+it. `ERROR_CODES`' keys are every code an `error` frame may carry; an engine refusal
+passes the engine's own code through, and those are listed here too."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 ERROR_CODES: dict[str, str] = {
-    "rate_limited": "over a rate limit: the message was dropped (retry_after: seconds to wait)",
+    "rate_limited": "over a rate limit: refused unread (`limit` names it, `retry_after` is "
+    "the seconds to wait)",
     "too_large": "the frame is over 4096 bytes; not read",
     "bad_json": "not JSON, not UTF-8, or nested too deep",
     "bad_message": "not an object with a string type, or a field that does not fit its "
@@ -49,8 +50,10 @@ ERROR_CODES: dict[str, str] = {
     "chips_error": "the chip ledger refused a movement; nothing was applied",
     "unavailable": "the server lost its database meanwhile; resend with the same id",
     "bad_table": "open_table: the table's fields are refused",
-    "too_many_tables": "open_table: too many tables of yours are open",
-    "too_many_connections": "too many sockets open; the socket is closed with 4430",
+    "too_many_tables": "open_table: too many tables of yours are open (`limit` "
+    "`open_tables`; close one: no retry_after)",
+    "too_many_connections": "too many sockets open (`limit`, `retry_after`); the socket is "
+    "closed with 4430",
     "chat_empty": "a chat text empty once trimmed",
     "chat_too_long": "a chat text over 200 characters",
     "session_ended": "the socket's session has ended; closed with 4440",
@@ -135,3 +138,41 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
     1013: ("the server could not reach its database while opening", "yes, after a pause"),
     1011: ("the server failed on this connection", "yes, at once, then with a growing pause"),
 }
+
+# Every limit the server enforces, by the key its refusals carry in `limit` (the socket
+# `error`'s and the HTTP `429` body's), with the one line the specs print beside it.
+LIMITS: dict[str, str] = {
+    "socket_messages": "a socket's token bucket: 20 at once, 10 a second",
+    "user_messages": "a signed-in user's messages over all their sockets: 30 a second",
+    "address_messages": "an address's anonymous sockets' messages: 30 a second",
+    "user_sockets": "sockets a signed-in user holds open at once",
+    "address_sockets": "sockets a client address holds open at once",
+    "table_opens": "tables a player opens per clock hour",
+    "open_tables": "tables a player has open at once (freed by closing one: no retry_after)",
+    "chat_messages": "chat messages per player per window",
+    "friend_requests_and_invites": "friend requests and invites sent per clock hour",
+    "reports": "reports filed per clock hour",
+    "bonus_claims": "daily-bonus claims per clock hour",
+    "sign_ups": "accounts made per client address per clock hour",
+    "password_resets": "password-reset requests per client address per clock hour",
+    "password_reset_emails": "password-reset requests per e-mail address per clock hour",
+    "sign_ins": "failed sign-ins per user name and address, then a cool-off",
+}
+
+LimitKey = Literal[
+    "socket_messages",
+    "user_messages",
+    "address_messages",
+    "user_sockets",
+    "address_sockets",
+    "table_opens",
+    "open_tables",
+    "chat_messages",
+    "friend_requests_and_invites",
+    "reports",
+    "bonus_claims",
+    "sign_ups",
+    "password_resets",
+    "password_reset_emails",
+    "sign_ins",
+]

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from contract.base import Message, VariantKey
+from contract.codes import LimitKey
 from contract.lobby import Counts, ListedRow, Me
 from contract.registry import Endpoint, Response
 
@@ -55,10 +56,23 @@ class ErrorDetail(Message, kw_only=True):
         ]
         | msgspec.UnsetType
     ) = msgspec.UNSET
+    limit: (
+        Annotated[LimitKey, msgspec.Meta(description="a `429`'s limit (docs/protocol.md §3)")]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
+    retry_after: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1, description="a `429`: whole seconds to wait, as the `Retry-After` header"
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 class ErrorBody(Message, kw_only=True):
-    """A refusal: `{"error": {"code", "message", "field"?}}`."""
+    """A refusal: `{"error": {"code", "message", "field"?, "limit"?, "retry_after"?}}`."""
 
     error: ErrorDetail
 
@@ -337,6 +351,14 @@ def _people(
 _DONE = Response(200, "done", Done)
 _NOT_FOUND = Response(404, "no such player", ErrorBody, ("not_found",))
 _BLOCKED = Response(403, "one of you blocked the other", ErrorBody, ("blocked",))
+_PEOPLE_LIMIT = Response(
+    429,
+    "over 60 friend requests and invites together this clock hour (a form post: a 302 "
+    "with the message)",
+    ErrorBody,
+    ("rate_limited",),
+    ("friend_requests_and_invites",),
+)
 
 ENDPOINTS = (
     Endpoint(
@@ -357,7 +379,19 @@ ENDPOINTS = (
         "/chips/bonus/",
         "dailyBonusClaim",
         "Claim the daily bonus (a form post)",
-        (Response(302, "to `next`, the outcome as the page's message"), _LOGIN, _NOT_POST),
+        (
+            Response(302, "to `next`, the outcome as the page's message"),
+            Response(
+                429,
+                "over 20 claims this clock hour, to a request with `Accept: application/json` "
+                "(a form post: a 302 with the message)",
+                ErrorBody,
+                ("rate_limited",),
+                ("bonus_claims",),
+            ),
+            _LOGIN,
+            _NOT_POST,
+        ),
         description="A form: `time_zone` (IANA), `next`.",
         scopes=("play",),
     ),
@@ -404,7 +438,7 @@ ENDPOINTS = (
             Response(400, "yourself", ErrorBody, ("self",)),
             _BLOCKED,
             _NOT_FOUND,
-            Response(429, "over 60 requests and invites an hour", ErrorBody, ("rate_limited",)),
+            _PEOPLE_LIMIT,
         ),
     ),
     _people(
@@ -450,7 +484,7 @@ ENDPOINTS = (
                 ("not_at_table", "not_friends", "bots_not_allowed", "blocked"),
             ),
             Response(404, "no such table or player", ErrorBody, ("not_found",)),
-            Response(429, "over 60 requests and invites an hour", ErrorBody, ("rate_limited",)),
+            _PEOPLE_LIMIT,
         ),
     ),
     _people(
@@ -491,7 +525,11 @@ ENDPOINTS = (
             Response(404, "no such message or player", ErrorBody, ("not_found",)),
             Response(405, "any method but GET or POST"),
             Response(
-                429, "over `REPORTS_PER_HOUR` reports this hour", ErrorBody, ("rate_limited",)
+                429,
+                "over `REPORTS_PER_HOUR` reports this clock hour",
+                ErrorBody,
+                ("rate_limited",),
+                ("reports",),
             ),
         ),
         request=ReportRequest,

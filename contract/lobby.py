@@ -10,6 +10,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from contract.base import Message, VariantKey
+from contract.codes import LimitKey
 from contract.registry import SocketMessage
 from contract.table_out import TableOptions
 
@@ -248,6 +249,21 @@ class LobbyError(Message, kw_only=True, tag_field="type", tag="error"):
         Annotated[
             str,
             msgspec.Meta(description="the field refused (`bad_message`, `bad_table`)"),
+        ]
+        | UnsetType
+    ) = UNSET
+    limit: Annotated[
+        LimitKey | UnsetType,
+        msgspec.Meta(
+            description="`rate_limited`, `too_many_connections`, `too_many_tables`: the limit (§3)"
+        ),
+    ] = UNSET
+    retry_after: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1, description="with `limit` (not `open_tables`): whole seconds to wait"
+            ),
         ]
         | UnsetType
     ) = UNSET

@@ -32,6 +32,8 @@ class Response:
     body: type | None = None
     # The error codes this status may carry in an `ErrorBody` (contract.http).
     codes: tuple[str, ...] = ()
+    # A `429`'s limits (contract.codes.LIMITS): its body's `limit`, one of these.
+    limits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 import yaml  # type: ignore[import-untyped]
 
-from contract.codes import CLOSE_CODES, ERROR_CODES
+from contract.codes import CLOSE_CODES, ERROR_CODES, LIMITS
 from contract.registry import Endpoint, SocketMessage
 from contract.variants import EVENTS_BY_VARIANT
 
@@ -160,6 +160,7 @@ def asyncapi() -> dict[str, Any]:
                 "`field`)."
             ),
             "x-error-codes": dict(ERROR_CODES),
+            "x-limits": dict(LIMITS),
             "x-close-codes": {
                 str(code): {"meaning": meaning, "reconnect": reconnect}
                 for code, (meaning, reconnect) in CLOSE_CODES.items()
@@ -227,6 +228,15 @@ def openapi() -> dict[str, Any]:
                 answer["content"] = {"application/json": {"schema": next(ref_of)}}
             if response.codes:
                 answer["x-error-codes"] = list(response.codes)
+            if response.status == 429:
+                answer["headers"] = {
+                    "Retry-After": {
+                        "description": "whole seconds to wait: the body's `retry_after`",
+                        "schema": {"type": "integer", "minimum": 1},
+                    }
+                }
+            if response.limits:
+                answer["x-limits"] = list(response.limits)
             responses[str(response.status)] = answer
         operation["responses"] = responses
         security: list[dict[str, list[str]]] = (
@@ -245,8 +255,10 @@ def openapi() -> dict[str, Any]:
                 "Generated from contract/ by `make spec`; do not edit. A POST from a "
                 "session also sends the CSRF token (the `csrftoken` cookie's value in the "
                 '`X-CSRFToken` header). Errors answer `{"error": {"code", "message", '
-                '"field"?}}`. docs/protocol.md has the narrative.'
+                '"field"?}}`; a `429` also carries `limit` and `retry_after` (the seconds '
+                "to wait, as its `Retry-After` header). docs/protocol.md has the narrative."
             ),
+            "x-limits": dict(LIMITS),
         },
         "servers": [{"url": "http://localhost:8000", "description": "`make run`"}],
         "paths": paths,

@@ -19,7 +19,7 @@ from contract.base import (
     TableVersion,
     VariantKey,
 )
-from contract.codes import ErrorCode
+from contract.codes import ErrorCode, LimitKey
 from contract.registry import SocketMessage
 from contract.variants import View
 
@@ -231,8 +231,17 @@ class Error(Message, kw_only=True, tag_field="type", tag="error"):
     version: Annotated[
         TableVersion | None, msgspec.Meta(description="null when it could not be read")
     ]
+    limit: Annotated[
+        LimitKey | UnsetType,
+        msgspec.Meta(description="`rate_limited`, `too_many_connections`: the limit (§3)"),
+    ] = UNSET
     retry_after: (
-        Annotated[int, msgspec.Meta(ge=0, description="chat `rate_limited`: seconds to wait")]
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1, description="with `limit` (not `open_tables`): whole seconds to wait"
+            ),
+        ]
         | UnsetType
     ) = UNSET
     field: Annotated[

@@ -125,7 +125,11 @@ class LobbyConsumer(  # type: ignore[misc]
                 fields=fields,
             )
         except PlayError as error:
-            named = {"field": error.field} if error.field else {}
+            named: dict[str, Any] = {"field": error.field} if error.field else {}
+            if error.limit:
+                named["limit"] = error.limit
+            if error.retry_after is not None:
+                named["retry_after"] = error.retry_after
             await self.send_json(error_frame(error.code, error.message, **named, **echo(content)))
             return
         await self.send_json(

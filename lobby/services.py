@@ -242,6 +242,8 @@ def _may_open(by: Any, *, open_at_once: bool = True) -> ThrottleHit | None:
             "too_many_tables",
             _("У вас уже открыто столов: %(n)d, больше нельзя. Закройте один из них.")
             % {"n": limit},
+            # Freed by closing a table, not by time: no retry_after.
+            limit="open_tables",
         )
     # The rate: the shared cache's atomic counter (accounts.throttling: Redis in
     # production), so that it holds across web processes.
@@ -251,5 +253,7 @@ def _may_open(by: Any, *, open_at_once: bool = True) -> ThrottleHit | None:
             "rate_limited",
             _("Слишком много новых столов: не больше %(n)d в час. Попробуйте позже.")
             % {"n": settings.TABLE_OPENS_PER_HOUR},
+            limit="table_opens",
+            retry_after=hit.retry_after,
         )
     return hit

@@ -13,6 +13,7 @@ from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from lib.bodies import retry_later
 from lobby import rows, services
 from lobby.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
 from lobby.selectors import empty_listing, lobby_listing, player_lobby_state
@@ -147,6 +148,8 @@ def table_new(request: HttpRequest) -> HttpResponse:
         )
     except errors.PlayError as error:
         form.add_error(None, error.message)
+        if error.retry_after is not None:  # over the hourly opens: the page, as a 429
+            return retry_later(_lobby(request, form, status=429), error.retry_after)
         return _lobby(request, form, status=400)
     if form.cleaned_data["sit"]:
         try:

@@ -25,17 +25,18 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.throttling import throttle_hit
+from accounts.throttling import ThrottleHit, throttle_hit
 from chat.models import ChatMessage
 from chat.services import held_from
 from contract.http import ReportRequest
 from contract.reading import Problem, read
-from lib.bodies import malformed, refusal
+from lib.bodies import malformed, rate_limited, refusal, retry_later
 from moderation.models import NOTE_MAX_LENGTH, Report
 from moderation.services import ReportRefused, notice_acknowledge, report_create
 from play.services.permissions import is_host
 
 REPORT_SCOPE = "report"  # reports filed, per player (accounts.throttling)
+REPORT_LIMIT = "reports"  # its key (contract.codes.LIMITS)
 
 
 class ReportForm(forms.Form):
@@ -190,16 +191,15 @@ def _report_page(
     return render(request, "moderation/report_form.html", context, status=status)
 
 
-def _counted(request: HttpRequest) -> bool:
-    """Count this report against the player's hourly limit; False when over it."""
-    hit = throttle_hit(
+def _counted(request: HttpRequest) -> ThrottleHit:
+    """Count this report against the player's hourly limit (`allowed`: within it)."""
+    return throttle_hit(
         scope=REPORT_SCOPE, subject=str(request.user.pk), limit=settings.REPORTS_PER_HOUR
     )
-    return hit.allowed
 
 
-def _too_many() -> ReportRefused:
-    return ReportRefused("rate_limited", _("Слишком много жалоб за час. Попробуйте позже."), 429)
+def _too_many() -> str:
+    return _("Слишком много жалоб за час. Попробуйте позже.")
 
 
 def _report_json(request: HttpRequest) -> JsonResponse:
@@ -209,9 +209,9 @@ def _report_json(request: HttpRequest) -> JsonResponse:
         return refusal("bad_json", _("Тело запроса — не JSON."), 400)
     if not isinstance(data, dict):
         return refusal("bad_message", _("Ожидался объект JSON."), 400)
-    if not _counted(request):
-        refused = _too_many()
-        return refusal(refused.code, refused.message, refused.status)
+    counted = _counted(request)
+    if not counted.allowed:
+        return rate_limited(_too_many(), REPORT_LIMIT, counted.retry_after)
     body = read(data, ReportRequest)
     if isinstance(body, Problem):
         return malformed(body)
@@ -240,8 +240,10 @@ def _thanks() -> str:
 def _report_form_post(request: HttpRequest) -> HttpResponse:
     form = ReportForm(request.POST)
     # Counted first, as a JSON post is: every post counts, a refused one too.
-    if not _counted(request):
-        return _report_page(request, request.POST, form, error=_too_many().message, status=429)
+    counted = _counted(request)
+    if not counted.allowed:
+        page = _report_page(request, request.POST, form, error=_too_many(), status=429)
+        return retry_later(page, counted.retry_after) if page.status_code == 429 else page
     if not form.is_valid():
         return _report_page(request, request.POST, form, status=400)
     try:

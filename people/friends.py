@@ -43,11 +43,22 @@ class PeopleError(Exception):
     (docs/protocol.md, "Friends, invites and blocks") and the message is in the active
     language, fit to show the player."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        *,
+        limit: str = "",
+        retry_after: int = 0,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        # A `rate_limited`'s limit (contract.codes.LIMITS) and the seconds to wait.
+        self.limit = limit
+        self.retry_after = retry_after
 
 
 def _online_key(user_id: int) -> str:

@@ -28,7 +28,7 @@ from accounts.throttling import throttle_hit
 from contract.http import InviteRequest, Named, NextOnly
 from contract.reading import Problem, read
 from insights.skill import MIN_DECISIONS
-from lib.bodies import malformed, refusal
+from lib.bodies import malformed, rate_limited, refusal
 from people import friends as svc
 from people.blocks import block_add, block_remove, has_blocked
 from people.friends import PeopleError
@@ -40,6 +40,7 @@ from tables.models import Table
 PEOPLE_SCOPE = "people"  # friend requests and invites sent, per user
 # Each is a notice to another player: bounded so that no one is flooded by a script.
 PEOPLE_POSTS_PER_HOUR = 60
+PEOPLE_LIMIT = "friend_requests_and_invites"  # its key (contract.codes.LIMITS)
 
 
 def _player(username: str) -> Any:
@@ -141,6 +142,8 @@ def _refused(
     request: HttpRequest, fields: dict[str, Any], error: PeopleError, back: str
 ) -> HttpResponse:
     if _wants_json(request):
+        if error.limit:
+            return rate_limited(error.message, error.limit, error.retry_after)
         return refusal(error.code, error.message, error.status)
     messages.error(request, error.message)
     return redirect(_back(request, fields, back))
@@ -171,7 +174,11 @@ def _throttled(request: HttpRequest) -> None:
     )
     if not hit.allowed:
         raise PeopleError(
-            "rate_limited", _("Слишком много запросов. Попробуйте через час."), status=429
+            "rate_limited",
+            _("Слишком много запросов. Попробуйте через час."),
+            status=429,
+            limit=PEOPLE_LIMIT,
+            retry_after=hit.retry_after,
         )
 
 

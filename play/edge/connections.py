@@ -21,7 +21,7 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
-from accounts.throttling import cache_count
+from accounts.throttling import cache_count, seconds_until
 
 # A window is as long as presence's time to live (play.db.selectors.PRESENCE_TTL_SECONDS): what
 # a socket counts for outlives a crashed process by two windows at most.
@@ -38,6 +38,15 @@ def next_window_in(now: float | None = None) -> float:
     """Seconds until the next window starts."""
     now = time.time() if now is None else now
     return (window(now) + 1) * WINDOW_SECONDS - now
+
+
+def retry_after() -> int:
+    """The `retry_after` of a socket refused for a full count: the whole seconds until
+    the next window, when the sockets no longer open (a crashed process's, one closed
+    without being taken out) drop out of the count by themselves. Closing one of one's
+    own sockets frees a place at once."""
+    now = time.time()
+    return seconds_until(now + next_window_in(now), now)
 
 
 # Every count's key starts so (the tests reset the counts by it).

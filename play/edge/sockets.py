@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -27,7 +28,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts import sessions
-from accounts.throttling import cache_count
+from accounts.throttling import cache_count, seconds_until, window_end
 from contract.reading import Problem
 from lib.problems import problem_text
 from play.edge import connections
@@ -303,37 +304,51 @@ class GuardedInput:
         self.refused_in_a_row += 1
         return False
 
-    async def _shared_refusal(self) -> str | None:
+    def _bucket_retry_after(self) -> int:
+        """Whole seconds until the bucket holds a token again (at least 1)."""
+        return max(1, math.ceil((1 - self.tokens) / RATE_PER_SECOND))
+
+    async def _shared_refusal(self) -> dict[str, Any] | None:
         """None within the budget shared by the user's sockets, or by the anonymous
-        sockets of the connection's address; else the refusal."""
+        sockets of the connection's address; else the refusal's fields."""
         user = self.scope.get("user")
+        now = time.time()
         if user is not None and user.is_authenticated:
-            key, limit = f"ws-rate:{user.pk}:{int(time.time())}", USER_RATE_PER_SECOND
+            key, limit = f"ws-rate:{user.pk}:{int(now)}", USER_RATE_PER_SECOND
         else:
             address = _address(self.scope)
             if address is None:
                 return None
-            key, limit = f"ws-rate:addr:{address}:{int(time.time())}", ADDRESS_RATE_PER_SECOND
+            key, limit = f"ws-rate:addr:{address}:{int(now)}", ADDRESS_RATE_PER_SECOND
         # Off the thread that runs the consumers' database work (thread_sensitive, as
         # the cache's own async methods are): a cache call needs no database connection.
         count = await sync_to_async(_count_message, thread_sensitive=False)(key)
         if count <= limit:
             return None
+        # The window is the UTC second the message was counted in: the next one is free.
+        retry_after = seconds_until(window_end(1, now), now)
         if user is not None and user.is_authenticated:
-            return _(
+            text = _(
                 "Слишком много сообщений со всех ваших подключений: не больше %(n)d в секунду."
             ) % {"n": limit}
-        return _("Слишком много сообщений с вашего адреса: не больше %(n)d в секунду.") % {
+            return {"message": text, "limit": "user_messages", "retry_after": retry_after}
+        text = _("Слишком много сообщений с вашего адреса: не больше %(n)d в секунду.") % {
             "n": limit
         }
+        return {"message": text, "limit": "address_messages", "retry_after": retry_after}
 
     async def _read(self, text_data: str | None, bytes_data: bytes | None) -> dict[str, Any] | None:
         """The message, or None once its refusal has been sent."""
         self.reading_id: str | None = None
         refusal = None
         if not self._allow():
-            refusal = _("Слишком много сообщений: не больше %(n)d в секунду.") % {
+            text = _("Слишком много сообщений: не больше %(n)d в секунду.") % {
                 "n": int(RATE_PER_SECOND)
+            }
+            refusal = {
+                "message": text,
+                "limit": "socket_messages",
+                "retry_after": self._bucket_retry_after(),
             }
         elif (refusal := await self._shared_refusal()) is not None:
             self.refused_in_a_row += 1
@@ -341,7 +356,14 @@ class GuardedInput:
             if self.refused_in_a_row >= FLOOD_CLOSE_AFTER:
                 await self.close(code=CLOSE_FLOODING)
             elif self.refused_in_a_row == 1 or self.refused_in_a_row % 10 == 0:
-                await self._send(error_frame("rate_limited", refusal))
+                await self._send(
+                    error_frame(
+                        "rate_limited",
+                        refusal["message"],
+                        limit=refusal["limit"],
+                        retry_after=refusal["retry_after"],
+                    )
+                )
             return None
         raw = text_data if text_data is not None else bytes_data or b""
         size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
@@ -446,7 +468,15 @@ class CountedAndSignedIn:
             message = _("Слишком много подключений с вашего адреса: не больше %(n)d сразу.") % {
                 "n": settings.WS_CONNECTIONS_PER_ADDRESS
             }
-        frame = {**error_frame("too_many_connections", message), **self._REFUSAL_EXTRA}
+        frame = {
+            **error_frame(
+                "too_many_connections",
+                message,
+                limit="user_sockets" if over == "user" else "address_sockets",
+                retry_after=connections.retry_after(),
+            ),
+            **self._REFUSAL_EXTRA,
+        }
         await self.send(text_data=json.dumps(frame, ensure_ascii=False))
         await self.close(code=CLOSE_TOO_MANY_CONNECTIONS)
 

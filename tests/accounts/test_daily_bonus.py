@@ -8,6 +8,7 @@ import re
 import zoneinfo
 
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
@@ -23,6 +24,7 @@ from accounts.bonus import (
 from accounts.models import DailyBonusClaim, DailyBonusSwitch, LedgerEntry
 from accounts.services import chips_in_circulation, chips_transfer, escrow_account, wallet_for
 from tests.conftest import chips_unbalanced
+from tests.contract.http_bodies import assert_limit_refusal
 
 pytestmark = pytest.mark.django_db
 
@@ -283,10 +285,21 @@ def test_claims_posted_in_a_loop_are_throttled(make_user, monkeypatch):
     player = make_user()
     _spend_down(player, to=0)
     client = _signed_in(player)
-    for _ in range(2):
-        client.post(reverse("bonus_claim"), {"time_zone": "UTC"})
-    response = client.post(reverse("bonus_claim"), {"time_zone": "UTC"}, follow=True)
-    assert "Слишком много попыток" in response.content.decode()
+    # Counted per clock hour: at 12:59:10 it ends in 50 s.
+    at = datetime.datetime(2026, 3, 2, 12, 59, 10, tzinfo=datetime.UTC)
+    with time_machine.travel(at, tick=False) as clock:
+        for _ in range(2):
+            client.post(reverse("bonus_claim"), {"time_zone": "UTC"})
+        response = client.post(reverse("bonus_claim"), {"time_zone": "UTC"}, follow=True)
+        assert "Слишком много попыток" in response.content.decode()
+        # A program asking for JSON is told the limit and the seconds to wait.
+        asked = client.post(
+            reverse("bonus_claim"), {"time_zone": "UTC"}, HTTP_ACCEPT="application/json"
+        )
+        assert assert_limit_refusal(asked, "bonus_claims") == 50
+        clock.shift(50)
+        response = client.post(reverse("bonus_claim"), {"time_zone": "UTC"}, follow=True)
+        assert "Слишком много попыток" not in response.content.decode()
     assert LedgerEntry.objects.filter(reason="daily_bonus").count() == 1
 
 

@@ -2,22 +2,51 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
+import time_machine
 from django.conf import settings
 from django.core import mail
 from django.urls import reverse
 
+from tests.contract.http_bodies import assert_limit_refusal
+
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "Tuz-i-desyatka-21"
+# Fifty seconds before a clock hour ends: an hourly limit's refusal then waits 50 s.
+FIFTY_SECONDS_BEFORE_ONE = datetime.datetime(2026, 3, 2, 12, 59, 10, tzinfo=datetime.UTC)
+JSON = {"HTTP_ACCEPT": "application/json"}
 
 
-def _sign_in(client, username: str, password: str, address: str = "203.0.113.7"):
+def _sign_in(client, username: str, password: str, address: str = "203.0.113.7", **headers):
     return client.post(
-        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+        reverse("login"),
+        {"username": username, "password": password},
+        REMOTE_ADDR=address,
+        **headers,
     )
+
+
+def test_a_locked_out_sign_in_says_when_the_cool_off_ends(client, make_user):
+    make_user("vera", password=PASSWORD)
+    cool_off = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    with time_machine.travel(FIFTY_SECONDS_BEFORE_ONE, tick=False) as clock:
+        for _ in range(settings.AXES_FAILURE_LIMIT):
+            _sign_in(client, "vera", "wrong")
+        clock.shift(60)
+        page = _sign_in(client, "vera", PASSWORD)
+        # The page, saying when the cool-off is over (the first whole second after it): a
+        # refused attempt is a failure too, so each one starts it again.
+        assert page.status_code == 429 and "Слишком много попыток входа" in page.content.decode()
+        assert page["Retry-After"] == str(cool_off + 1)
+        clock.shift(1)
+        waited = assert_limit_refusal(_sign_in(client, "vera", PASSWORD, **JSON), "sign_ins")
+        assert waited == cool_off + 1
+        clock.shift(waited)
+        assert _sign_in(client, "vera", PASSWORD).status_code == 302
 
 
 def test_after_the_failure_limit_even_the_right_password_is_refused_with_429(client, make_user):
@@ -58,7 +87,7 @@ def test_sign_ups_from_one_address_are_limited_per_hour(client, settings):
     settings.SIGNUP_LIMIT_PER_HOUR = 2
     address = "198.51.100.77"
 
-    def sign_up(name: str):
+    def sign_up(name: str, **headers):
         client.post(reverse("logout"))
         return client.post(
             reverse("signup"),
@@ -69,13 +98,19 @@ def test_sign_ups_from_one_address_are_limited_per_hour(client, settings):
                 "password2": PASSWORD,
             },
             REMOTE_ADDR=address,
+            **headers,
         )
 
-    assert sign_up("one").status_code == 302
-    assert sign_up("two").status_code == 302
-    third = sign_up("three")
-    assert third.status_code == 429
-    assert "Слишком много регистраций" in third.content.decode()
+    with time_machine.travel(FIFTY_SECONDS_BEFORE_ONE, tick=False) as clock:
+        assert sign_up("one").status_code == 302
+        assert sign_up("two").status_code == 302
+        third = sign_up("three")
+        assert third.status_code == 429 and third["Retry-After"] == "50"
+        assert "Слишком много регистраций" in third.content.decode()
+        assert assert_limit_refusal(sign_up("three", **JSON), "sign_ups") == 50
+        clock.shift(50)  # a new clock hour: the address signs up again
+        assert sign_up("next-hour").status_code == 302
+        client.post(reverse("logout"))
     from accounts.models import User
 
     assert not User.objects.filter(username="three").exists()
@@ -137,11 +172,14 @@ def _page(response) -> str:
 def test_password_reset_requests_are_limited_per_client_address(client, make_user, settings):
     settings.PASSWORD_RESET_LIMIT_PER_HOUR = 2
     make_user("dina", email="dina@example.com")
-    assert _reset(client, "dina@example.com").status_code == 302
-    assert _reset(client, "nobody@example.com").status_code == 302
-    refused = _reset(client, "other@example.com")
-    assert refused.status_code == 429
-    assert "Слишком много запросов" in refused.content.decode()
+    with time_machine.travel(FIFTY_SECONDS_BEFORE_ONE, tick=False):
+        assert _reset(client, "dina@example.com").status_code == 302
+        assert _reset(client, "nobody@example.com").status_code == 302
+        refused = _reset(client, "other@example.com")
+        assert refused.status_code == 429 and refused["Retry-After"] == "50"
+        assert "Слишком много запросов" in refused.content.decode()
+        refused = _reset(client, "other@example.com", **JSON)
+        assert assert_limit_refusal(refused, "password_resets") == 50
     assert len(mail.outbox) == 1
     # Another client may still ask, for the same address too.
     assert _reset(client, "dina@example.com", address="198.51.100.50").status_code == 302
@@ -155,7 +193,8 @@ def test_password_reset_requests_are_limited_per_e_mail_from_any_address(
     make_user("dina", email="dina@example.com")
     assert _reset(client, "dina@example.com", address="198.51.100.1").status_code == 302
     assert _reset(client, "DINA@example.com", address="198.51.100.2").status_code == 302
-    assert _reset(client, " dina@example.com", address="198.51.100.3").status_code == 429
+    refused = _reset(client, " dina@example.com", address="198.51.100.3", **JSON)
+    assert 1 <= assert_limit_refusal(refused, "password_reset_emails") <= 3600
     assert len(mail.outbox) == 2
     # The one client's count was taken; others' resets are untouched.
     assert _reset(client, "gleb@example.com", address="198.51.100.3").status_code == 302

@@ -4,9 +4,11 @@ history a reconnect restores."""
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
+import time_machine
 from channels.db import database_sync_to_async
 from django.test import override_settings
 
@@ -159,12 +161,18 @@ async def test_an_anonymous_watcher_reads_but_cannot_write(classic):
 async def test_messages_over_the_rate_budget_are_refused_saying_when_to_retry(classic):
     table, ann, *_ = await classic()
     a = await _opened(table.pk, ann)
-    for n in range(3):
-        assert (await _say(a, text=f"раз {n}"))["type"] == "ack"
-    refused = await _say(a, text="ещё")
-    assert refused["code"] == "rate_limited"
-    assert 1 <= refused["retry_after"] <= 3600 and "с." in refused["message"]
-    assert await database_sync_to_async(ChatMessage.objects.count)() == 3
+    # Windows of an hour are clock hours: at 12:59:10 this one ends in 50 s.
+    at = datetime.datetime(2026, 3, 2, 12, 59, 10, tzinfo=datetime.UTC)
+    with time_machine.travel(at, tick=False) as clock:
+        for n in range(3):
+            assert (await _say(a, text=f"раз {n}"))["type"] == "ack"
+        refused = await _say(a, text="ещё")
+        assert refused["code"] == "rate_limited"
+        assert (refused["limit"], refused["retry_after"]) == ("chat_messages", 50)
+        assert "50 с." in refused["message"]
+        assert await database_sync_to_async(ChatMessage.objects.count)() == 3
+        clock.shift(50)
+        assert (await _say(a, text="ещё"))["type"] == "ack"
     await a.close()
 
 

@@ -19,3 +19,17 @@ def assert_body(response: Any, kind: type[T]) -> T:
         return msgspec.json.decode(response.content, type=kind, strict=True)
     except msgspec.ValidationError as error:
         raise AssertionError(f"{kind.__name__}: {error}: {response.content!r}") from None
+
+
+def assert_limit_refusal(response: Any, limit: str) -> int:
+    """`response` is the `429` of limit `limit` (docs/protocol.md §3): its JSON body names
+    the limit and the whole seconds to wait, and `Retry-After` says the same. Returns the
+    seconds."""
+    from contract.http import ErrorBody
+
+    assert response.status_code == 429, response.content
+    error = assert_body(response, ErrorBody).error
+    assert (error.code, error.limit) == ("rate_limited", limit), error
+    assert isinstance(error.retry_after, int) and error.retry_after >= 1, error
+    assert response["Retry-After"] == str(error.retry_after)
+    return error.retry_after

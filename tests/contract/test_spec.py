@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import typing
 from pathlib import Path
 
 import jsonschema
@@ -14,7 +15,7 @@ import yaml
 from openapi_spec_validator import validate as validate_openapi
 
 from contract import spec
-from contract.codes import CLOSE_CODES, ERROR_CODES
+from contract.codes import CLOSE_CODES, ERROR_CODES, LIMITS, LimitKey
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -66,6 +67,13 @@ def _codes_of_the_table(heading: str) -> list[str]:
 
 def test_the_error_codes_are_those_docs_protocol_lists():
     assert sorted(_codes_of_the_table("## 13. Error codes")) == sorted(ERROR_CODES)
+
+
+def test_the_limit_keys_are_those_docs_protocol_lists():
+    section = PROTOCOL[PROTOCOL.index("## 3. Limits") :]
+    section = section[: section.index("\n## ", 1)]
+    listed = re.findall(r"^\| [^|]+ \| `([a-z_]+)` \|", section, re.M)
+    assert sorted(listed) == sorted(LIMITS) == sorted(typing.get_args(LimitKey))
 
 
 def test_the_close_codes_are_those_docs_protocol_lists():

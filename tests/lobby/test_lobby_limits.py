@@ -5,11 +5,13 @@ the same way by the lobby's form and its socket's `open_table`."""
 from __future__ import annotations
 
 import contextlib
+import datetime
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+import time_machine
 from channels.db import database_sync_to_async
 from django.db import connection, connections
 from django.urls import reverse
@@ -25,6 +27,9 @@ from tables.models import Table
 from tables.services import table_create
 from tests.conftest import reset_throttle_counts
 from tests.play.ws_helpers import lobby, lobby_answer
+
+# Fifty seconds before a clock hour ends: an hourly limit's refusal then waits 50 s.
+_FIFTY_SECONDS_BEFORE_ONE = datetime.datetime(2026, 3, 2, 12, 59, 10, tzinfo=datetime.UTC)
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +71,8 @@ async def test_a_player_with_three_open_tables_cannot_open_a_fourth_over_the_soc
     answer = await lobby_answer(comm, {"type": "open_table", "variant": "salon"})
     assert answer["type"] == "error" and answer["code"] == "too_many_tables", answer
     assert "3" in answer["message"]
+    # Freed by closing a table, not by waiting: the limit is named, with no time to wait.
+    assert answer["limit"] == "open_tables" and "retry_after" not in answer
     count = await database_sync_to_async(Table.objects.filter(created_by=player).count)()
     assert count == 3
     await comm.disconnect()
@@ -118,24 +125,49 @@ def test_opening_faster_than_the_hourly_rate_is_refused_and_a_refused_table_is_n
     settings.TABLES_OPEN_PER_USER = 100
     settings.TABLE_OPENS_PER_HOUR = 2
     player = make_user()
-    with pytest.raises(PlayError) as bad:
-        table_open(by=player, variant="salon", min_bet=50, max_bet=10)
-    assert bad.value.code == "bad_table"
-    table_open(by=player, variant="classic")
-    table_open(by=player, variant="classic")
-    with pytest.raises(PlayError) as refused:
+    with time_machine.travel(_FIFTY_SECONDS_BEFORE_ONE, tick=False) as clock:
+        with pytest.raises(PlayError) as bad:
+            table_open(by=player, variant="salon", min_bet=50, max_bet=10)
+        assert bad.value.code == "bad_table"
         table_open(by=player, variant="classic")
-    assert refused.value.code == "rate_limited"
-    assert "не больше 2 в час" in refused.value.message
-    assert Table.objects.filter(created_by=player).count() == 2
+        table_open(by=player, variant="classic")
+        with pytest.raises(PlayError) as refused:
+            table_open(by=player, variant="classic")
+        assert refused.value.code == "rate_limited"
+        assert "не больше 2 в час" in refused.value.message
+        # The opens are counted per clock hour: this one ends in 50 seconds.
+        assert (refused.value.limit, refused.value.retry_after) == ("table_opens", 50)
+        assert Table.objects.filter(created_by=player).count() == 2
 
-    # The form meets the same refusal, on the page.
-    client.force_login(player)
-    response = client.post(reverse("table_new"), {"variant": "classic"})
-    assert response.status_code == 400
-    assert "Слишком много новых столов: не больше 2 в час." in response.content.decode()
-    # Another player is not slowed down by this one.
-    assert table_open(by=make_user(), variant="classic")
+        # The form meets the same refusal, on the page, as a 429 saying when to come back.
+        client.force_login(player)
+        response = client.post(reverse("table_new"), {"variant": "classic"})
+        assert response.status_code == 429
+        assert response["Retry-After"] == "50"
+        assert "Слишком много новых столов: не больше 2 в час." in response.content.decode()
+        # Another player is not slowed down by this one.
+        assert table_open(by=make_user(), variant="classic")
+
+        # Once the wait is over, the player opens again.
+        clock.shift(50)
+        assert table_open(by=player, variant="classic")
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_refuses_an_open_over_the_hourly_rate_with_the_seconds_left(
+    settings, make_user
+):
+    settings.TABLE_OPENS_PER_HOUR = 1
+    player = await database_sync_to_async(make_user)()
+    comm = await lobby(player)
+    with time_machine.travel(_FIFTY_SECONDS_BEFORE_ONE, tick=False):
+        first = await lobby_answer(comm, {"type": "open_table", "variant": "classic"})
+        assert first["type"] == "table_opened", first
+        answer = await lobby_answer(comm, {"type": "open_table", "variant": "classic", "id": "o2"})
+    assert answer["code"] == "rate_limited", answer
+    assert (answer["limit"], answer["retry_after"], answer["id"]) == ("table_opens", 50, "o2")
+    await comm.disconnect()
 
 
 def _creates_wait_for_each_other(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any
 
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
 
 from contract.http import ErrorBody, ReportFiled
 from moderation.models import Report
 from moderation.services import ReportRefused, report_create
-from tests.contract.http_bodies import assert_body
+from tests.contract.http_bodies import assert_body, assert_limit_refusal
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +26,9 @@ def _client(user: Any, language: str = "ru", **kwargs: Any) -> Client:
     client.force_login(user)
     client.cookies["django_language"] = language
     return client
+
+
+_FIFTY_SECONDS_BEFORE_ONE = datetime.datetime(2026, 3, 2, 12, 59, 10, tzinfo=datetime.UTC)
 
 
 def _post_json(client: Client, body: Any) -> Any:
@@ -280,18 +285,28 @@ def test_json_needs_the_csrf_header_and_passes_with_it(conversation):
 def test_reports_are_rate_limited_per_player(conversation, make_user, settings):
     settings.REPORTS_PER_HOUR = 3
     client = _client(conversation["ann"])
-    others = [make_user(f"spammer{i}") for i in range(5)]
-    answers = [_post_json(client, {"player": o.username, "reason": "spam"}) for o in others]
-    assert [a.status_code for a in answers] == [201, 201, 201, 429, 429]
-    assert answers[3].json()["error"]["code"] == "rate_limited"
-    assert Report.objects.count() == 3
-    form = client.post(URL, {"player": "bob", "reason": "spam"})
-    assert form.status_code == 429 and "Слишком много жалоб" in form.content.decode()
-    # Another player has their own count.
-    assert (
-        _post_json(_client(conversation["bob"]), {"player": "ann", "reason": "spam"}).status_code
-        == 201
-    )
+    others = [make_user(f"spammer{i}") for i in range(6)]
+    # Counted per clock hour: at 12:59:10 the hour ends in 50 s.
+    with time_machine.travel(_FIFTY_SECONDS_BEFORE_ONE, tick=False) as clock:
+        answers = [_post_json(client, {"player": o.username, "reason": "spam"}) for o in others[:5]]
+        assert [a.status_code for a in answers] == [201, 201, 201, 429, 429]
+        assert assert_limit_refusal(answers[3], "reports") == 50
+        assert Report.objects.count() == 3
+        form = client.post(URL, {"player": "bob", "reason": "spam"})
+        assert form.status_code == 429 and "Слишком много жалоб" in form.content.decode()
+        assert form["Retry-After"] == "50"
+        # Another player has their own count.
+        assert (
+            _post_json(
+                _client(conversation["bob"]), {"player": "ann", "reason": "spam"}
+            ).status_code
+            == 201
+        )
+        # After the wait it named, the player reports again.
+        clock.shift(50)
+        assert (
+            _post_json(client, {"player": others[5].username, "reason": "spam"}).status_code == 201
+        )
 
 
 def test_get_and_post_only(conversation):

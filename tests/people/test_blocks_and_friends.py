@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -21,9 +22,11 @@ from people.signals import blocks_changed
 from play.services import seating
 from tables import services
 from tables.models import Table
-from tests.contract.http_bodies import assert_body
+from tests.contract.http_bodies import assert_body, assert_limit_refusal
 
 pytestmark = pytest.mark.django_db
+# Fifty seconds before a clock hour ends: an hourly limit's refusal then waits 50 s.
+FIFTY_SECONDS_BEFORE_ONE = datetime.datetime(2026, 3, 2, 12, 59, 10, tzinfo=datetime.UTC)
 
 
 def signed_in(user: Any) -> Client:
@@ -195,6 +198,35 @@ def test_friend_request_refusals(make_user):
     # A form post with a refusal goes back with the reason as the page's message.
     response = client.post(reverse("people:friend_request"), {"name": "ghost"}, follow=True)
     assert any("нет" in m for m in messages_of(response))
+
+
+def test_friend_requests_and_invites_over_the_hourly_limit_say_when_to_retry(
+    make_user, monkeypatch
+):
+    from people import views
+
+    monkeypatch.setattr(views, "PEOPLE_POSTS_PER_HOUR", 2)
+    ann = make_user("ann")
+    make_user("bob")
+    make_user("cid")
+    client = signed_in(make_user("dan"))
+    table = services.table_create(variant="classic", name="Частный", private=True, created_by=ann)
+    request = reverse("people:friend_request")
+    with time_machine.travel(FIFTY_SECONDS_BEFORE_ONE, tick=False) as clock:
+        assert post_json(client, request, {"name": "ann"}).status_code == 200
+        assert post_json(client, request, {"name": "bob"}).status_code == 200
+        # One budget for requests and invites together, per clock hour: 50 s left.
+        refused = post_json(client, request, {"name": "cid"})
+        assert assert_limit_refusal(refused, "friend_requests_and_invites") == 50
+        refused = post_json(
+            client, reverse("people:invite_send"), {"table": table.pk, "name": "ann"}
+        )
+        assert assert_limit_refusal(refused, "friend_requests_and_invites") == 50
+        # A form post goes back with the reason as the page's message.
+        response = client.post(reverse("people:friend_request"), {"name": "cid"}, follow=True)
+        assert any("Слишком много запросов" in m for m in messages_of(response))
+        clock.shift(50)
+        assert post_json(client, request, {"name": "cid"}).status_code == 200
 
 
 def test_profile_buttons_follow_the_friend_state(make_user):

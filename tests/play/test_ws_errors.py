@@ -247,6 +247,9 @@ async def test_rate_limited_flood_gets_errors_and_the_table_plays_on(make_user, 
     limited = [await flooder.recv() for _ in range(expected)]
     assert [m["code"] for m in limited] == ["rate_limited"] * expected
     assert all("id" not in m and "10" in m["message"] for m in limited)
+    # Each names the connection's bucket and the whole seconds until it holds a token:
+    # at 10 a second, a tenth of a second, rounded up.
+    assert {(m["limit"], m["retry_after"]) for m in limited} == {("socket_messages", 1)}
     assert await flooder.comm.receive_nothing(timeout=0.2)
     # The table is unharmed: the other player bets and everyone sees it.
     version = await table_version(table.pk)
@@ -254,8 +257,8 @@ async def test_rate_limited_flood_gets_errors_and_the_table_plays_on(make_user, 
     assert answer["type"] == "ack" and answer["version"] == version + 1
     frame = await flooder.recv_until(lambda m: m["type"] == "update")
     assert frame["version"] == version + 1 and frame["game"]["view"]["circle"]["duel"]["bet"] == 10
-    # A second later the flooder's connection works again.
-    frozen_clock[0] += 1.0
+    # After the wait it named, the flooder's connection works again.
+    frozen_clock[0] += limited[-1]["retry_after"]
     await still_works(flooder)
     for client in clients.values():
         await client.close()
@@ -289,10 +292,12 @@ async def test_a_users_sockets_share_one_budget_across_connections(make_user, fr
     assert kinds["pong"] == play_sockets.USER_RATE_PER_SECOND
     assert limited and {m["code"] for m in limited} == {"rate_limited"}
     assert all("всех ваших подключений" in m["message"] for m in limited)
-    # Another user is not affected, and the next second the budget is back.
+    # Counted in whole UTC seconds: the clock stands at one's start, so the next is 1 s off.
+    assert {(m["limit"], m["retry_after"]) for m in limited} == {("user_messages", 1)}
+    # Another user is not affected, and after the wait named the budget is back.
     other = await connect(table, await database_sync_to_async(make_user)("other"))
     await still_works(other)
-    frozen_clock[0] += 1.0
+    frozen_clock[0] += limited[0]["retry_after"]
     await still_works(sockets[0])
     for socket in [*sockets, other]:
         await socket.close()

@@ -151,12 +151,19 @@ async def lobby_socket(browser: Client, address: str) -> Socket:
     return socket
 
 
-async def refused_for_too_many(path: str, address: str, browser: Client | None = None) -> dict:
+async def refused_for_too_many(
+    path: str, address: str, browser: Client | None = None, limit: str = ""
+) -> dict:
+    """The refusal of a socket over a count: `limit` is the count's key (by default the
+    user's for a signed-in socket, else the address's)."""
     socket = await Socket.open(path, address, cookie(browser) if browser else None)
     frames, code = await socket.frames_then_close()
     assert code == play_sockets.CLOSE_TOO_MANY_CONNECTIONS == 4430
     (refusal,) = frames
     assert refusal["type"] == "error" and refusal["code"] == "too_many_connections"
+    assert refusal["limit"] == (limit or ("user_sockets" if browser else "address_sockets"))
+    # At most until the counts' next window, when sockets no longer open drop out.
+    assert 1 <= refusal["retry_after"] <= connections.WINDOW_SECONDS
     return dict(refusal)
 
 
@@ -192,7 +199,7 @@ async def test_a_fifty_first_socket_from_one_address_is_refused_with_4430():
     assert "50" in refusal["message"] and "адреса" in refusal["message"]
     # A signed-in user from that address is refused too: the address is full.
     _user, browser = await signed_in("behind-the-same-nat")
-    await refused_for_too_many("/ws/lobby/", address, browser)
+    await refused_for_too_many("/ws/lobby/", address, browser, limit="address_sockets")
     # Another address is not.
     elsewhere = await table_socket(table, fresh_address())
     for socket in [*sockets, elsewhere]:
@@ -214,10 +221,13 @@ async def test_sockets_a_crashed_process_left_counted_stop_counting_within_two_w
             user_id=user.pk, address=None
         )
         assert counted is not None
-    await refused_for_too_many(f"/ws/tables/{table.pk}/", address, browser)
-    clock[0] += connections.WINDOW_SECONDS
-    await refused_for_too_many(f"/ws/tables/{table.pk}/", address, browser)
-    clock[0] += connections.WINDOW_SECONDS
+    refusal = await refused_for_too_many(f"/ws/tables/{table.pk}/", address, browser)
+    # 1,000,000 s is 20 s before a minute's window ends (1,000,020 = 16,667 × 60).
+    assert refusal["retry_after"] == 20
+    clock[0] += refusal["retry_after"]
+    refusal = await refused_for_too_many(f"/ws/tables/{table.pk}/", address, browser)
+    assert refusal["retry_after"] == connections.WINDOW_SECONDS
+    clock[0] += refusal["retry_after"]
     socket = await table_socket(table, address, browser)
     await socket.close()
 
@@ -273,6 +283,7 @@ async def test_anonymous_sockets_of_one_address_share_one_message_budget(frozen_
     assert kinds["pong"] == play_sockets.ADDRESS_RATE_PER_SECOND
     assert limited and {m["code"] for m in limited} == {"rate_limited"}
     assert all("с вашего адреса" in m["message"] for m in limited)
+    assert {(m["limit"], m["retry_after"]) for m in limited} == {("address_messages", 1)}
     # Another address is not affected, and the next second the budget is back.
     elsewhere = await table_socket(table, fresh_address())
     await elsewhere.send({"type": "ping"})
