@@ -48,6 +48,8 @@ WIDTH = 110
 # ... down to this depth: deeper values stay on one line however long.
 DEPTH = 3
 ELIDED = "…"
+# How many more pauses `Run.quiet` waits for what a step is known to send.
+PATIENCE = 20
 HEX = re.compile(r"[0-9a-f]{64}")
 
 
@@ -232,14 +234,33 @@ class Run:
         if shown and client.shown:
             self._write(name, "→", message, "whole")
         await client.comm.send_to(text_data=json.dumps(message))
-        got = await self.quiet(hidden=not shown)
+
+        def answer(got: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+            for frame in got[name]:
+                if frame.get("id") == message.get("id") and frame["type"] in ("ack", "error"):
+                    return frame
+                if message["type"] == "record" and frame["type"] in ("record", "error"):
+                    return frame
+            return None
+
+        def complete(got: dict[str, list[dict[str, Any]]]) -> bool:
+            # The answer, and the change it acknowledges at every socket: a commit hook (an
+            # eager task) may hold them back longer than a pause of `quiet`.
+            found = answer(got)
+            if found is None:
+                return False
+            if found["type"] != "ack" or "version" not in found:
+                return True
+            return all(
+                any(f.get("version", -1) >= found["version"] for f in c.frames if "table" in f)
+                for c in self.clients.values()
+            )
+
+        got = await self.quiet(hidden=not shown, until=complete)
         self.last_step = (name, message, got)
-        for frame in got[name]:
-            if frame.get("id") == message.get("id") and frame["type"] in ("ack", "error"):
-                return frame
-            if message["type"] == "record" and frame["type"] in ("record", "error"):
-                return frame
-        raise AssertionError(f"no answer to {message}")
+        found = answer(got)
+        assert found is not None, f"no answer to {message}: {got}"
+        return found
 
     async def sweep(self, *, shown: bool = True) -> int:
         """Move the clock to the next moment something is due and run the sweep, as the
@@ -261,8 +282,14 @@ class Run:
             self._write(name, "→", message, "whole")
         self._write_got(got)
 
-    async def quiet(self, *, hidden: bool = False) -> dict[str, list[dict[str, Any]]]:
-        """What each client received until all were quiet, written to the transcript
+    async def quiet(
+        self,
+        *,
+        hidden: bool = False,
+        until: Callable[[dict[str, list[dict[str, Any]]]], bool] | None = None,
+    ) -> dict[str, list[dict[str, Any]]]:
+        """What each client received until all were quiet (and, given `until`, until it
+        holds of what they received: at most PATIENCE pauses), written to the transcript
         (clients in the order they connected) unless `hidden`."""
         got: dict[str, list[dict[str, Any]]] = {name: [] for name in self.clients}
 
@@ -274,6 +301,10 @@ class Run:
                 got[client.name].append(frame)
 
         await asyncio.gather(*(drain(client) for client in self.clients.values()))
+        for _ in range(PATIENCE):
+            if until is None or until(got):
+                break
+            await asyncio.gather(*(drain(client) for client in self.clients.values()))
         for frames in got.values():
             for frame in frames:
                 if frame["type"] == "record" and "record" in frame:
@@ -468,7 +499,49 @@ async def banker36(run: Run, make_user: Any) -> None:
     run.show_last_step()
 
 
-SESSIONS: dict[str, Script] = {"16.1": classic, "16.4": banker36}
+def _shown_whole_or_pending(first_deal: Callable[[dict[str, Any]], bool]) -> Style:
+    """A style: the frame `first_deal` picks whole, `table.pending` while a game is
+    announced, the rest elided."""
+
+    def style(name: str, frame: dict[str, Any]) -> str | None:
+        if frame["type"] != "update":
+            return None
+        if first_deal(frame):
+            return "whole"
+        return "pending" if (frame.get("table") or {}).get("pending") else None
+
+    return style
+
+
+def _starts_game(number: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda frame: any(
+        e["type"] == "game_start" and e["game"] == number for e in frame.get("events", [])
+    )
+
+
+async def solo(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    (ann,) = await _users(make_user, "ann")
+    table = await _create(services.table_create, variant="solo", name="Solo demo", created_by=ann)
+    run.styles.append(_shown_whole_or_pending(_starts_game(1)))
+    await run.open("ann", table.pk, ann)
+    await run.send("ann", {"type": "sit"})
+    await run.send("ann", {"type": "client_seed", "seed": "H52TwJkb7GweEVU5"})
+    await run.send("ann", {"type": "action", "action": "restart"})
+    await run.send("ann", {"type": "action", "action": "bet", "amount": 50})
+    await run.send("ann", {"type": "action", "action": "hit"})
+    await run.send("ann", {"type": "action", "action": "stand"})
+    await run.send("ann", {"type": "action", "action": "next_round"})
+    await run.send("ann", {"type": "action", "action": "bet", "amount": 10})
+    await run.send("ann", {"type": "action", "action": "new_game"})
+    await run.send("ann", {"type": "action", "action": "stand"})
+    await run.send("ann", {"type": "new_game"})
+    await run.send("ann", {"type": "client_seed", "seed": "xvVfPeH5sv4SdF3h"})
+    await run.send("ann", {"type": "record", "game": 1})
+
+
+SESSIONS: dict[str, Script] = {"16.1": classic, "16.3": solo, "16.4": banker36}
 
 
 # -- the document ------------------------------------------------------------------------
