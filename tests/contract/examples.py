@@ -541,7 +541,48 @@ async def solo(run: Run, make_user: Any) -> None:
     await run.send("ann", {"type": "record", "game": 1})
 
 
-SESSIONS: dict[str, Script] = {"16.1": classic, "16.3": solo, "16.4": banker36}
+async def blackjack(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    (ann,) = await _users(make_user, "ann")
+    # A training table: no host, ann manages it herself.
+    table = await _create(services.table_create, variant="blackjack", name="BJ demo", seat_count=3)
+    run.styles.append(_shown_whole_or_pending(_starts_game(1)))
+    # The spectator's copy of the deal alone.
+    run.styles.append(
+        lambda name, frame: (
+            ("whole" if _starts_game(1)(frame) else "") if name == "spectator" else None
+        )
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("spectator", table.pk)
+    await run.send("ann", {"type": "sit"})
+    await run.send("ann", {"type": "add_ai", "level": "hard"})
+    await run.send("ann", {"type": "start"})
+    await run.send("ann", {"type": "client_seed", "seed": "7JEDdyfbhVPQXdSV"})
+    for action in ("split", "hit", "stand", "double"):
+        version = run.latest("ann")["version"]
+        await run.send("ann", {"type": "action", "action": action, "version": version})
+    # The AI plays on its deadlines until the round settles and ann is dealt the next.
+    while _turn(run.latest("ann")) != "ann":
+        await run.sweep()
+    await run.send("ann", {"type": "end_session"})
+    await run.send("ann", {"type": "record", "game": 1})
+
+
+SESSIONS: dict[str, Script] = {
+    "16.1": classic,
+    "16.3": solo,
+    "16.4": banker36,
+    "16.5": blackjack,
+}
+
+# The label of a session's server seeds (`server_seeds`) where it is not its section:
+# chosen so that the cards show what the prose around the transcript names.
+SEED_LABELS: dict[str, str] = {
+    # ann is dealt a pair to split, draws one card to 20 on the first hand, doubles the second.
+    "16.5": "16.5/706",
+}
 
 
 # -- the document ------------------------------------------------------------------------
