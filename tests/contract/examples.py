@@ -135,6 +135,7 @@ class Client:
     shown: bool
     view: bool
     frames: list[dict[str, Any]] = field(default_factory=list)
+    table_id: int = 0
 
 
 # How a frame a client received is shown: "whole", "elided", "pending", "seats", or None
@@ -185,12 +186,47 @@ class Run:
         connected, _ = await comm.connect()
         assert connected, name
         self.clients[name] = Client(name, comm, shown, view=user is None)
-        await self.quiet()
+        self.clients[name].table_id = table_id
+
+        def arrived(got: dict[str, list[dict[str, Any]]]) -> bool:
+            # The snapshot, and a seated player's `presence` at every socket of the table.
+            snapshot = next((f for f in got[name] if f["type"] == "snapshot"), None)
+            if snapshot is None or snapshot["you"]["seat"] is None:
+                return snapshot is not None
+            return self._told(got, table_id, snapshot["you"]["seat"], connected=True)
+
+        await self.quiet(until=arrived)
 
     async def close(self, name: str) -> None:
         client = self.clients.pop(name)
+        seat = next(
+            (f["you"]["seat"] for f in reversed(client.frames) if f["type"] == "snapshot"), None
+        )
         await client.comm.disconnect()
-        await self.quiet()
+
+        def told(got: dict[str, list[dict[str, Any]]]) -> bool:
+            return seat is None or self._told(got, client.table_id, seat, connected=False)
+
+        await self.quiet(until=told)
+
+    def _told(
+        self, got: dict[str, list[dict[str, Any]]], table_id: int, seat: str, *, connected: bool
+    ) -> bool:
+        """Whether every other socket of the table has heard the seat come or go: its
+        `presence`, or (going while a decision of its runs) an update with `away`."""
+
+        def heard(frame: dict[str, Any]) -> bool:
+            if frame["type"] == "presence":
+                return bool(frame["seat"] == seat and frame["connected"] == connected)
+            return not connected and any(
+                e == {"type": "away", "seat": seat} for e in frame.get("events", [])
+            )
+
+        return all(
+            any(heard(f) for f in got.get(c.name, []))
+            for c in self.clients.values()
+            if c.table_id == table_id
+        )
 
     async def close_all(self) -> None:
         for name in list(self.clients):
@@ -272,7 +308,15 @@ class Run:
         assert due is not None, "nothing is due"
         self.move_to(due)
         applied = await database_sync_to_async(deadlines_sweep)(now=wall.now())
-        self.last_step = (None, None, await self.quiet(hidden=not shown))
+        versions = await database_sync_to_async(_versions)()
+
+        def caught_up(got: dict[str, list[dict[str, Any]]]) -> bool:
+            return all(
+                any(f.get("version", -1) >= versions[c.table_id] for f in c.frames if "table" in f)
+                for c in self.clients.values()
+            )
+
+        self.last_step = (None, None, await self.quiet(hidden=not shown, until=caught_up))
         return applied
 
     def show_last_step(self) -> None:
@@ -325,6 +369,13 @@ class Run:
 
 
 Script = Callable[[Run, Any], Awaitable[None]]
+
+
+def _versions() -> dict[int, int]:
+    """Each table's version."""
+    from tables.models import Table
+
+    return dict(Table.objects.values_list("pk", "version"))
 
 
 # -- the sessions ------------------------------------------------------------------------
@@ -570,11 +621,62 @@ async def blackjack(run: Run, make_user: Any) -> None:
     await run.send("ann", {"type": "record", "game": 1})
 
 
+async def presence(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    ann, bob, cat = await _users(make_user, "ann", "bob", "cat")
+    table = await _create(
+        services.table_create,
+        variant="banker36",
+        name="Presence demo",
+        stake=10,
+        entry_limit=100,
+        seat_count=3,
+        created_by=ann,
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("bob", table.pk, bob, shown=False)
+    await run.send("ann", {"type": "sit"}, shown=False)
+    await run.send("bob", {"type": "sit"}, shown=False)
+    await run.send("ann", {"type": "ready"}, shown=False)
+    await run.send("bob", {"type": "ready"}, shown=False)
+    await run.send("ann", {"type": "client_seed", "seed": "BCSMBbuMLgKX2OL5"}, shown=False)
+    await run.send("bob", {"type": "client_seed", "seed": "5n8SQzr_piQXduMO"}, shown=False)
+    assert (await on_turn(table.pk) or ("",))[0] == "bob", "bob's bet is not the first due"
+    run.blocks[-1] = []
+    run.note("ann and bob sit, say «ready» and send their client seeds; the bank is dealt")
+    await run.open("cat", table.pk, cat, shown=False)
+    await run.send("cat", {"type": "sit"}, shown=False)
+    run.show_last_step()
+    # From here the table's seats are shown.
+    run.styles.append(
+        lambda name, frame: "seats" if frame["type"] in ("update", "snapshot") else None
+    )
+    run.move_to(run.now() + datetime.timedelta(seconds=1))
+    await run.close("bob")
+    run.move_to(run.now() + datetime.timedelta(seconds=1))
+    await run.open("bob-again", table.pk, bob)
+    # Another table, where no decision of bob's runs: seated, no game.
+    await run.close_all()
+    run.next_block()
+    other = await _create(
+        services.table_create, variant="classic", name="Quiet demo", created_by=ann
+    )
+    await run.open("ann", other.pk, ann)
+    await run.open("bob", other.pk, bob, shown=False)
+    await run.send("ann", {"type": "sit"}, shown=False)
+    await run.send("bob", {"type": "sit"}, shown=False)
+    run.blocks[-1] = []
+    await run.close("bob")
+    await run.open("bob-again", other.pk, bob, shown=False)
+
+
 SESSIONS: dict[str, Script] = {
     "16.1": classic,
     "16.3": solo,
     "16.4": banker36,
     "16.5": blackjack,
+    "16.6": presence,
 }
 
 # The label of a session's server seeds (`server_seeds`) where it is not its section:
@@ -582,6 +684,8 @@ SESSIONS: dict[str, Script] = {
 SEED_LABELS: dict[str, str] = {
     # ann is dealt a pair to split, draws one card to 20 on the first hand, doubles the second.
     "16.5": "16.5/706",
+    # The lot gives ann the bank, so bob's bet is the first decision due.
+    "16.6": "16.6/4",
 }
 
 
