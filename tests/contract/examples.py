@@ -280,12 +280,13 @@ class Run:
             return None
 
         def complete(got: dict[str, list[dict[str, Any]]]) -> bool:
-            # The answer, and the change it acknowledges at every socket: a commit hook (an
+            # The answer, and the change at the version it names at every socket (an
+            # error's too: a command plays an overdue deadline first): a commit hook (an
             # eager task) may hold them back longer than a pause of `quiet`.
             found = answer(got)
             if found is None:
                 return False
-            if found["type"] != "ack" or "version" not in found:
+            if "version" not in found:
                 return True
             return all(
                 any(f.get("version", -1) >= found["version"] for f in c.frames if "table" in f)
@@ -671,8 +672,117 @@ async def presence(run: Run, make_user: Any) -> None:
     await run.open("bob-again", other.pk, bob, shown=False)
 
 
+def _events_of(frame: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e for e in frame.get("events", []) if e["type"] == kind]
+
+
+def _salon_move(actions: list[dict[str, Any]], total: int | None) -> dict[str, Any]:
+    """A plain salon play: bet 20, draw below 17, then stand (cut where the shoe says)."""
+    offered = {entry["action"]: entry for entry in actions}
+    if "cut" in offered:
+        return {"action": "cut", "position": offered["cut"]["min"]}
+    if "bet" in offered:
+        return {"action": "bet", "amount": 20}
+    if "hit" in offered and (total is None or total < 17):
+        return {"action": "hit"}
+    if "stand" in offered:
+        return {"action": "stand"}
+    return {"action": actions[0]["action"]}
+
+
+async def _own_total(table_id: int, seat: str) -> int | None:
+    from games import engine
+    from play.models import Game
+
+    def read() -> int | None:
+        game = Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).first()
+        if game is None:
+            return None
+        deal = engine.view(game.state, seat).get("deal") or {}
+        hand = next((h for h in deal.get("hands", []) if h["seat"] == seat), None)
+        return None if hand is None else hand.get("total")
+
+    return await database_sync_to_async(read)()
+
+
+async def salon(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    ann, bob = await _users(make_user, "ann", "bob")
+    table = await _create(
+        services.table_create, variant="salon", name="Salon demo", seat_count=2, created_by=ann
+    )
+    # ann's side: the announcements' pending key, the cut's update whole; of bob's frames
+    # his answers and his copy of the first deal.
+    run.styles.append(
+        lambda name, frame: (
+            ("pending" if (frame.get("table") or {}).get("pending") else None)
+            if frame["type"] == "update"
+            else None
+        )
+    )
+    run.styles.append(
+        lambda name, frame: "whole" if name == "ann" and _events_of(frame, "cut") else None
+    )
+    run.styles.append(
+        lambda name, frame: (
+            ("elided" if _events_of(frame, "cut") else "")
+            if name == "bob" and frame["type"] in ("update", "snapshot")
+            else None
+        )
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("bob", table.pk, bob)
+    await run.send("ann", {"type": "sit"})
+    await run.send("bob", {"type": "sit"})
+    await run.send("ann", {"type": "ready"})
+    await run.send("bob", {"type": "ready"})
+    await run.send("ann", {"type": "client_seed", "seed": "etXa3y_wdTXpuOH2"})
+    await run.send("bob", {"type": "client_seed", "seed": "Xl0x48oNGv7u-0eL"})
+    version = run.latest("ann")["version"]
+    await run.send("ann", {"type": "action", "action": "cut", "position": 20, "version": version})
+    version = run.latest("ann")["version"]
+    await run.send("ann", {"type": "action", "action": "bet", "amount": 20, "version": version})
+    version = run.latest("ann")["version"]
+    await run.send("ann", {"type": "action", "action": "hit", "version": version})
+    # bob, the banker, draws to 17 or more and stands: his first draw shown, the rest noted.
+    shown = 1
+    while (turn := await on_turn(table.pk)) is not None and turn[0] == "bob":
+        move = _salon_move(turn[1], await _own_total(table.pk, "bob"))
+        if shown == 0:
+            run.note("bob draws again and stands" if move["action"] == "hit" else "bob stands")
+        version = run.latest("bob")["version"]
+        await run.send("bob", {"type": "action", **move, "version": version}, shown=shown > 0)
+        shown -= 1
+    if shown < 0:
+        run.show_last_step()
+    # The rest of the shoe, to its end.
+    run.next_block()
+    while (turn := await on_turn(table.pk)) is not None:
+        seat, actions = turn
+        move = _salon_move(actions, await _own_total(table.pk, seat))
+        version = run.latest(seat)["version"]
+        await run.send(seat, {"type": "action", **move, "version": version}, shown=False)
+    last = _events_of(run.latest("ann"), "settle")[-1]["deal"]
+    run.note(f"deals 2 to {last}")
+    run.show_last_step()
+    await run.sweep()  # the interlude: the next shoe is announced
+    await run.send("ann", {"type": "client_seed", "seed": "egUNlnpIdctV1-KT"})
+    await run.send("bob", {"type": "client_seed", "seed": "bve8C6tuAKR6j1DS"})
+    # bob stands up at once: from here his side.
+    run.styles.append(lambda name, frame: "" if name == "ann" else None)
+    run.styles.append(lambda name, frame: "elided" if name == "bob" else None)
+    await run.send("bob", {"type": "stand"})
+    late = run.latest("bob")["version"]
+    # His cut and his first bet, by the clock; his next bet is due when his late move
+    # arrives, and the server applies it first.
+    await run.sweep()
+    await run.send("bob", {"type": "action", "action": "cut", "position": 84, "version": late})
+
+
 SESSIONS: dict[str, Script] = {
     "16.1": classic,
+    "16.2": salon,
     "16.3": solo,
     "16.4": banker36,
     "16.5": blackjack,
@@ -683,6 +793,8 @@ SESSIONS: dict[str, Script] = {
 # chosen so that the cards show what the prose around the transcript names.
 SEED_LABELS: dict[str, str] = {
     # ann is dealt a pair to split, draws one card to 20 on the first hand, doubles the second.
+    # The lot gives bob the bank, and ann's first draw ends her hand.
+    "16.2": "16.2/4",
     "16.5": "16.5/706",
     # The lot gives ann the bank, so bob's bet is the first decision due.
     "16.6": "16.6/4",
