@@ -48,6 +48,8 @@ WIDTH = 110
 # ... down to this depth: deeper values stay on one line however long.
 DEPTH = 3
 ELIDED = "…"
+# How many more pauses `Run.quiet` waits for what a step is known to send.
+PATIENCE = 20
 HEX = re.compile(r"[0-9a-f]{64}")
 
 
@@ -133,6 +135,7 @@ class Client:
     shown: bool
     view: bool
     frames: list[dict[str, Any]] = field(default_factory=list)
+    table_id: int = 0
 
 
 # How a frame a client received is shown: "whole", "elided", "pending", "seats", or None
@@ -183,12 +186,47 @@ class Run:
         connected, _ = await comm.connect()
         assert connected, name
         self.clients[name] = Client(name, comm, shown, view=user is None)
-        await self.quiet()
+        self.clients[name].table_id = table_id
+
+        def arrived(got: dict[str, list[dict[str, Any]]]) -> bool:
+            # The snapshot, and a seated player's `presence` at every socket of the table.
+            snapshot = next((f for f in got[name] if f["type"] == "snapshot"), None)
+            if snapshot is None or snapshot["you"]["seat"] is None:
+                return snapshot is not None
+            return self._told(got, table_id, snapshot["you"]["seat"], connected=True)
+
+        await self.quiet(until=arrived)
 
     async def close(self, name: str) -> None:
         client = self.clients.pop(name)
+        seat = next(
+            (f["you"]["seat"] for f in reversed(client.frames) if f["type"] == "snapshot"), None
+        )
         await client.comm.disconnect()
-        await self.quiet()
+
+        def told(got: dict[str, list[dict[str, Any]]]) -> bool:
+            return seat is None or self._told(got, client.table_id, seat, connected=False)
+
+        await self.quiet(until=told)
+
+    def _told(
+        self, got: dict[str, list[dict[str, Any]]], table_id: int, seat: str, *, connected: bool
+    ) -> bool:
+        """Whether every other socket of the table has heard the seat come or go: its
+        `presence`, or (going while a decision of its runs) an update with `away`."""
+
+        def heard(frame: dict[str, Any]) -> bool:
+            if frame["type"] == "presence":
+                return bool(frame["seat"] == seat and frame["connected"] == connected)
+            return not connected and any(
+                e == {"type": "away", "seat": seat} for e in frame.get("events", [])
+            )
+
+        return all(
+            any(heard(f) for f in got.get(c.name, []))
+            for c in self.clients.values()
+            if c.table_id == table_id
+        )
 
     async def close_all(self) -> None:
         for name in list(self.clients):
@@ -232,14 +270,34 @@ class Run:
         if shown and client.shown:
             self._write(name, "→", message, "whole")
         await client.comm.send_to(text_data=json.dumps(message))
-        got = await self.quiet(hidden=not shown)
+
+        def answer(got: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+            for frame in got[name]:
+                if frame.get("id") == message.get("id") and frame["type"] in ("ack", "error"):
+                    return frame
+                if message["type"] == "record" and frame["type"] in ("record", "error"):
+                    return frame
+            return None
+
+        def complete(got: dict[str, list[dict[str, Any]]]) -> bool:
+            # The answer, and the change at the version it names at every socket (an
+            # error's too: a command plays an overdue deadline first): a commit hook (an
+            # eager task) may hold them back longer than a pause of `quiet`.
+            found = answer(got)
+            if found is None:
+                return False
+            if "version" not in found:
+                return True
+            return all(
+                any(f.get("version", -1) >= found["version"] for f in c.frames if "table" in f)
+                for c in self.clients.values()
+            )
+
+        got = await self.quiet(hidden=not shown, until=complete)
         self.last_step = (name, message, got)
-        for frame in got[name]:
-            if frame.get("id") == message.get("id") and frame["type"] in ("ack", "error"):
-                return frame
-            if message["type"] == "record" and frame["type"] in ("record", "error"):
-                return frame
-        raise AssertionError(f"no answer to {message}")
+        found = answer(got)
+        assert found is not None, f"no answer to {message}: {got}"
+        return found
 
     async def sweep(self, *, shown: bool = True) -> int:
         """Move the clock to the next moment something is due and run the sweep, as the
@@ -251,7 +309,15 @@ class Run:
         assert due is not None, "nothing is due"
         self.move_to(due)
         applied = await database_sync_to_async(deadlines_sweep)(now=wall.now())
-        self.last_step = (None, None, await self.quiet(hidden=not shown))
+        versions = await database_sync_to_async(_versions)()
+
+        def caught_up(got: dict[str, list[dict[str, Any]]]) -> bool:
+            return all(
+                any(f.get("version", -1) >= versions[c.table_id] for f in c.frames if "table" in f)
+                for c in self.clients.values()
+            )
+
+        self.last_step = (None, None, await self.quiet(hidden=not shown, until=caught_up))
         return applied
 
     def show_last_step(self) -> None:
@@ -261,8 +327,14 @@ class Run:
             self._write(name, "→", message, "whole")
         self._write_got(got)
 
-    async def quiet(self, *, hidden: bool = False) -> dict[str, list[dict[str, Any]]]:
-        """What each client received until all were quiet, written to the transcript
+    async def quiet(
+        self,
+        *,
+        hidden: bool = False,
+        until: Callable[[dict[str, list[dict[str, Any]]]], bool] | None = None,
+    ) -> dict[str, list[dict[str, Any]]]:
+        """What each client received until all were quiet (and, given `until`, until it
+        holds of what they received: at most PATIENCE pauses), written to the transcript
         (clients in the order they connected) unless `hidden`."""
         got: dict[str, list[dict[str, Any]]] = {name: [] for name in self.clients}
 
@@ -274,6 +346,10 @@ class Run:
                 got[client.name].append(frame)
 
         await asyncio.gather(*(drain(client) for client in self.clients.values()))
+        for _ in range(PATIENCE):
+            if until is None or until(got):
+                break
+            await asyncio.gather(*(drain(client) for client in self.clients.values()))
         for frames in got.values():
             for frame in frames:
                 if frame["type"] == "record" and "record" in frame:
@@ -294,6 +370,13 @@ class Run:
 
 
 Script = Callable[[Run, Any], Awaitable[None]]
+
+
+def _versions() -> dict[int, int]:
+    """Each table's version."""
+    from tables.models import Table
+
+    return dict(Table.objects.values_list("pk", "version"))
 
 
 # -- the sessions ------------------------------------------------------------------------
@@ -468,7 +551,254 @@ async def banker36(run: Run, make_user: Any) -> None:
     run.show_last_step()
 
 
-SESSIONS: dict[str, Script] = {"16.1": classic, "16.4": banker36}
+def _shown_whole_or_pending(first_deal: Callable[[dict[str, Any]], bool]) -> Style:
+    """A style: the frame `first_deal` picks whole, `table.pending` while a game is
+    announced, the rest elided."""
+
+    def style(name: str, frame: dict[str, Any]) -> str | None:
+        if frame["type"] != "update":
+            return None
+        if first_deal(frame):
+            return "whole"
+        return "pending" if (frame.get("table") or {}).get("pending") else None
+
+    return style
+
+
+def _starts_game(number: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda frame: any(
+        e["type"] == "game_start" and e["game"] == number for e in frame.get("events", [])
+    )
+
+
+async def solo(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    (ann,) = await _users(make_user, "ann")
+    table = await _create(services.table_create, variant="solo", name="Solo demo", created_by=ann)
+    run.styles.append(_shown_whole_or_pending(_starts_game(1)))
+    await run.open("ann", table.pk, ann)
+    await run.send("ann", {"type": "sit"})
+    await run.send("ann", {"type": "client_seed", "seed": "H52TwJkb7GweEVU5"})
+    await run.send("ann", {"type": "action", "action": "restart"})
+    await run.send("ann", {"type": "action", "action": "bet", "amount": 50})
+    await run.send("ann", {"type": "action", "action": "hit"})
+    await run.send("ann", {"type": "action", "action": "stand"})
+    await run.send("ann", {"type": "action", "action": "next_round"})
+    await run.send("ann", {"type": "action", "action": "bet", "amount": 10})
+    await run.send("ann", {"type": "action", "action": "new_game"})
+    await run.send("ann", {"type": "action", "action": "stand"})
+    await run.send("ann", {"type": "new_game"})
+    await run.send("ann", {"type": "client_seed", "seed": "xvVfPeH5sv4SdF3h"})
+    await run.send("ann", {"type": "record", "game": 1})
+
+
+async def blackjack(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    (ann,) = await _users(make_user, "ann")
+    # A training table: no host, ann manages it herself.
+    table = await _create(services.table_create, variant="blackjack", name="BJ demo", seat_count=3)
+    run.styles.append(_shown_whole_or_pending(_starts_game(1)))
+    # The spectator's copy of the deal alone.
+    run.styles.append(
+        lambda name, frame: (
+            ("whole" if _starts_game(1)(frame) else "") if name == "spectator" else None
+        )
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("spectator", table.pk)
+    await run.send("ann", {"type": "sit"})
+    await run.send("ann", {"type": "add_ai", "level": "hard"})
+    await run.send("ann", {"type": "start"})
+    await run.send("ann", {"type": "client_seed", "seed": "7JEDdyfbhVPQXdSV"})
+    for action in ("split", "hit", "stand", "double"):
+        version = run.latest("ann")["version"]
+        await run.send("ann", {"type": "action", "action": action, "version": version})
+    # The AI plays on its deadlines until the round settles and ann is dealt the next.
+    while _turn(run.latest("ann")) != "ann":
+        await run.sweep()
+    await run.send("ann", {"type": "end_session"})
+    await run.send("ann", {"type": "record", "game": 1})
+
+
+async def presence(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    ann, bob, cat = await _users(make_user, "ann", "bob", "cat")
+    table = await _create(
+        services.table_create,
+        variant="banker36",
+        name="Presence demo",
+        stake=10,
+        entry_limit=100,
+        seat_count=3,
+        created_by=ann,
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("bob", table.pk, bob, shown=False)
+    await run.send("ann", {"type": "sit"}, shown=False)
+    await run.send("bob", {"type": "sit"}, shown=False)
+    await run.send("ann", {"type": "ready"}, shown=False)
+    await run.send("bob", {"type": "ready"}, shown=False)
+    await run.send("ann", {"type": "client_seed", "seed": "BCSMBbuMLgKX2OL5"}, shown=False)
+    await run.send("bob", {"type": "client_seed", "seed": "5n8SQzr_piQXduMO"}, shown=False)
+    assert (await on_turn(table.pk) or ("",))[0] == "bob", "bob's bet is not the first due"
+    run.blocks[-1] = []
+    run.note("ann and bob sit, say «ready» and send their client seeds; the bank is dealt")
+    await run.open("cat", table.pk, cat, shown=False)
+    await run.send("cat", {"type": "sit"}, shown=False)
+    run.show_last_step()
+    # From here the table's seats are shown.
+    run.styles.append(
+        lambda name, frame: "seats" if frame["type"] in ("update", "snapshot") else None
+    )
+    run.move_to(run.now() + datetime.timedelta(seconds=1))
+    await run.close("bob")
+    run.move_to(run.now() + datetime.timedelta(seconds=1))
+    await run.open("bob-again", table.pk, bob)
+    # Another table, where no decision of bob's runs: seated, no game.
+    await run.close_all()
+    run.next_block()
+    other = await _create(
+        services.table_create, variant="classic", name="Quiet demo", created_by=ann
+    )
+    await run.open("ann", other.pk, ann)
+    await run.open("bob", other.pk, bob, shown=False)
+    await run.send("ann", {"type": "sit"}, shown=False)
+    await run.send("bob", {"type": "sit"}, shown=False)
+    run.blocks[-1] = []
+    await run.close("bob")
+    await run.open("bob-again", other.pk, bob, shown=False)
+
+
+def _events_of(frame: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e for e in frame.get("events", []) if e["type"] == kind]
+
+
+def _salon_move(actions: list[dict[str, Any]], total: int | None) -> dict[str, Any]:
+    """A plain salon play: bet 20, draw below 17, then stand (cut where the shoe says)."""
+    offered = {entry["action"]: entry for entry in actions}
+    if "cut" in offered:
+        return {"action": "cut", "position": offered["cut"]["min"]}
+    if "bet" in offered:
+        return {"action": "bet", "amount": 20}
+    if "hit" in offered and (total is None or total < 17):
+        return {"action": "hit"}
+    if "stand" in offered:
+        return {"action": "stand"}
+    return {"action": actions[0]["action"]}
+
+
+async def _own_total(table_id: int, seat: str) -> int | None:
+    from games import engine
+    from play.models import Game
+
+    def read() -> int | None:
+        game = Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).first()
+        if game is None:
+            return None
+        deal = engine.view(game.state, seat).get("deal") or {}
+        hand = next((h for h in deal.get("hands", []) if h["seat"] == seat), None)
+        return None if hand is None else hand.get("total")
+
+    return await database_sync_to_async(read)()
+
+
+async def salon(run: Run, make_user: Any) -> None:
+    from tables import services
+
+    ann, bob = await _users(make_user, "ann", "bob")
+    table = await _create(
+        services.table_create, variant="salon", name="Salon demo", seat_count=2, created_by=ann
+    )
+    # ann's side: the announcements' pending key, the cut's update whole; of bob's frames
+    # his answers and his copy of the first deal.
+    run.styles.append(
+        lambda name, frame: (
+            ("pending" if (frame.get("table") or {}).get("pending") else None)
+            if frame["type"] == "update"
+            else None
+        )
+    )
+    run.styles.append(
+        lambda name, frame: "whole" if name == "ann" and _events_of(frame, "cut") else None
+    )
+    run.styles.append(
+        lambda name, frame: (
+            ("elided" if _events_of(frame, "cut") else "")
+            if name == "bob" and frame["type"] in ("update", "snapshot")
+            else None
+        )
+    )
+    await run.open("ann", table.pk, ann)
+    await run.open("bob", table.pk, bob)
+    await run.send("ann", {"type": "sit"})
+    await run.send("bob", {"type": "sit"})
+    await run.send("ann", {"type": "ready"})
+    await run.send("bob", {"type": "ready"})
+    await run.send("ann", {"type": "client_seed", "seed": "etXa3y_wdTXpuOH2"})
+    await run.send("bob", {"type": "client_seed", "seed": "Xl0x48oNGv7u-0eL"})
+    version = run.latest("ann")["version"]
+    await run.send("ann", {"type": "action", "action": "cut", "position": 20, "version": version})
+    version = run.latest("ann")["version"]
+    await run.send("ann", {"type": "action", "action": "bet", "amount": 20, "version": version})
+    version = run.latest("ann")["version"]
+    await run.send("ann", {"type": "action", "action": "hit", "version": version})
+    # bob, the banker, draws to 17 or more and stands: his first draw shown, the rest noted.
+    shown = 1
+    while (turn := await on_turn(table.pk)) is not None and turn[0] == "bob":
+        move = _salon_move(turn[1], await _own_total(table.pk, "bob"))
+        if shown == 0:
+            run.note("bob draws again and stands" if move["action"] == "hit" else "bob stands")
+        version = run.latest("bob")["version"]
+        await run.send("bob", {"type": "action", **move, "version": version}, shown=shown > 0)
+        shown -= 1
+    if shown < 0:
+        run.show_last_step()
+    # The rest of the shoe, to its end.
+    run.next_block()
+    while (turn := await on_turn(table.pk)) is not None:
+        seat, actions = turn
+        move = _salon_move(actions, await _own_total(table.pk, seat))
+        version = run.latest(seat)["version"]
+        await run.send(seat, {"type": "action", **move, "version": version}, shown=False)
+    last = _events_of(run.latest("ann"), "settle")[-1]["deal"]
+    run.note(f"deals 2 to {last}")
+    run.show_last_step()
+    await run.sweep()  # the interlude: the next shoe is announced
+    await run.send("ann", {"type": "client_seed", "seed": "egUNlnpIdctV1-KT"})
+    await run.send("bob", {"type": "client_seed", "seed": "bve8C6tuAKR6j1DS"})
+    # bob stands up at once: from here his side.
+    run.styles.append(lambda name, frame: "" if name == "ann" else None)
+    run.styles.append(lambda name, frame: "elided" if name == "bob" else None)
+    await run.send("bob", {"type": "stand"})
+    late = run.latest("bob")["version"]
+    # His cut and his first bet, by the clock; his next bet is due when his late move
+    # arrives, and the server applies it first.
+    await run.sweep()
+    await run.send("bob", {"type": "action", "action": "cut", "position": 84, "version": late})
+
+
+SESSIONS: dict[str, Script] = {
+    "16.1": classic,
+    "16.2": salon,
+    "16.3": solo,
+    "16.4": banker36,
+    "16.5": blackjack,
+    "16.6": presence,
+}
+
+# The label of a session's server seeds (`server_seeds`) where it is not its section:
+# chosen so that the cards show what the prose around the transcript names.
+SEED_LABELS: dict[str, str] = {
+    # ann is dealt a pair to split, draws one card to 20 on the first hand, doubles the second.
+    # The lot gives bob the bank, and ann's first draw ends her hand.
+    "16.2": "16.2/4",
+    "16.5": "16.5/706",
+    # The lot gives ann the bank, so bob's bet is the first decision due.
+    "16.6": "16.6/4",
+}
 
 
 # -- the document ------------------------------------------------------------------------
