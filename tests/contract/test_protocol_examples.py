@@ -53,6 +53,9 @@ def verified(record: dict[str, Any]) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
+# Whole sessions played in process (35 s together): `make test` checks them, the inner
+# loop (`make test-fast`) leaves them out.
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
 @pytest.mark.parametrize("section", sorted(examples.SESSIONS))
