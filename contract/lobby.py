@@ -236,6 +236,10 @@ LobbyErrorCode = Literal[
     "unavailable",
     "session_ended",
     "too_many_connections",
+    # A program's token (docs/protocol.md §2.2.1): refused, in the URL, or without a scope.
+    "bad_token",
+    "token_in_url",
+    "scope_missing",
 ]
 
 

@@ -20,6 +20,8 @@ from config.asgi import application
 from tables import services
 from tables.models import Table
 from tests.conftest import reset_throttle_counts
+from tests.contract.frames import assert_table_frame
+from tests.contract.lobby_frames import assert_lobby_frame
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -40,6 +42,7 @@ class Bot:
     """A program's socket: an Authorization header, no Origin, no cookie."""
 
     def __init__(self, path: str, secret: str | None, address: str) -> None:
+        self.path = path
         headers = [(b"host", b"localhost")]
         if secret is not None:
             headers.append((b"authorization", f"Bearer {secret}".encode()))
@@ -53,10 +56,18 @@ class Bot:
         assert connected
         return bot
 
+    def _checked(self, text: str) -> dict[str, Any]:
+        """Every frame a program gets fits the protocol's definitions (tests/contract)."""
+        if self.path.startswith("/ws/lobby/"):
+            frame = dict(json.loads(text))
+            assert_lobby_frame(frame)
+            return frame
+        return assert_table_frame(text)
+
     async def recv(self) -> dict[str, Any]:
         output = await self.comm.receive_output(timeout=5)
         assert output["type"] == "websocket.send", output
-        return dict(json.loads(output["text"]))
+        return self._checked(output["text"])
 
     async def frames_then_close(self) -> tuple[list[dict[str, Any]], int]:
         frames = []
@@ -64,7 +75,7 @@ class Bot:
             output = await self.comm.receive_output(timeout=5)
             if output["type"] == "websocket.close":
                 return frames, int(output["code"])
-            frames.append(json.loads(output["text"]))
+            frames.append(self._checked(output["text"]))
 
     async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         await self.comm.send_to(text_data=json.dumps(message))
