@@ -11,7 +11,8 @@ from typing import Any
 from bot.frames import lobby_frame_problem, open_table_text
 from bot.transport import Closed, Transport
 
-_IDS = (f"l{secrets.token_hex(4)}-{n}" for n in itertools.count(1))
+_PREFIX = f"l{secrets.token_hex(4)}"
+_IDS = (f"{_PREFIX}-{n}" for n in itertools.count(1))
 _PUSHES = {"lobby", "table_added", "table_changed", "table_removed", "lobby_counts"}
 
 

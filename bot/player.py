@@ -63,6 +63,8 @@ class Options:
     ai: int = 0
     """AI seats to add when the bot hosts the table (`classic`, `blackjack` only)."""
     ai_level: str = "hard"
+    leave: bool = True
+    """Stand up once the game has ended."""
     strict: bool = False
     """Raise `ProtocolMismatch` on a frame the contract does not describe (tests);
     otherwise it is logged and the bot goes on."""
@@ -100,7 +102,8 @@ class Bot:
         self._print = log or (lambda line: None)
         self.outcome = Outcome(table_id, "")
         # Ids unique to this run: a user's ids must never repeat at a table (§5.4).
-        self._ids = (f"b{secrets.token_hex(4)}-{n}" for n in itertools.count(1))
+        prefix = f"b{secrets.token_hex(4)}"
+        self._ids = (f"{prefix}-{n}" for n in itertools.count(1))
         self.version = -1
         self.picture: Frame | None = None
         self.variant = ""
@@ -306,6 +309,9 @@ class Bot:
             and game["status"] != "playing"
             and not you["in_game"]
         ):
+            if seat is not None and self.options.leave:
+                # Free the seat (and, at a chip table, the chips) before the next game.
+                return "stand", {}
             self._finish(picture, f"game {game['number']} is {game['status']}")
             return None
         if table["status"] == "closed":

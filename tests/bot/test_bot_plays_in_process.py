@@ -6,6 +6,7 @@ definitions (the bot runs strict), and the stored game is the one it played to i
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from bot.player import Bot, BotStopped, Options, Outcome
 from play.edge import sockets
 from play.models import Game
 from tables import services
+from tables.models import Seat
 from tests.bot.inprocess import ChannelsTransport, clock
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -41,6 +43,11 @@ def create_table(**fields: Any) -> int:
 @database_sync_to_async
 def stored_games(table_id: int) -> list[Game]:
     return list(Game.objects.filter(table_id=table_id).order_by("number"))
+
+
+@database_sync_to_async
+def seats_taken(table_id: int) -> int:
+    return Seat.objects.filter(table_id=table_id).count()
 
 
 async def play(*bots: Bot) -> list[Outcome]:
@@ -101,6 +108,8 @@ async def test_two_bots_play_a_chip_game_to_its_end(make_user: Any, variant: str
     assert game.status == Game.Status.FINISHED
     assert {o.seat for o in outcomes} == {"ann", "bob"}
     assert all(o.game == game.number and o.status == "finished" for o in outcomes)
+    # Both stood up once the game was over: no next game, their chips free to sit elsewhere.
+    assert await seats_taken(table) == 0
 
 
 async def test_the_bot_opens_a_table_through_the_lobby_and_another_finds_it(
@@ -159,3 +168,15 @@ async def test_a_token_without_the_play_scope_stops_the_bot_at_its_first_command
     table = await create_table(variant="solo", name="Bot", created_by=ann)
     with pytest.raises(BotStopped, match="scope_missing"):
         await play(Bot(ChannelsTransport(ann, scopes=("read",)), table, strict()))
+
+
+async def test_the_bots_command_ids_are_one_run_prefix_and_a_counter(make_user: Any) -> None:
+    ann = await database_sync_to_async(make_user)("ann")
+    table = await create_table(variant="solo", name="Bot", created_by=ann)
+    (outcome,) = await play(Bot(ChannelsTransport(ann), table, strict(rounds=1)))
+    sent = [json.loads(line[2:]) for line in outcome.log if line.startswith("→ ")]
+    prefixes = {message["id"].rsplit("-", 1)[0] for message in sent}
+    assert len(prefixes) == 1
+    assert [message["id"].rsplit("-", 1)[1] for message in sent] == [
+        str(n) for n in range(1, len(sent) + 1)
+    ]
