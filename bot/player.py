@@ -85,6 +85,8 @@ class Outcome:
     rounds: int = 0
     commands: int = 0
     reconnections: int = 0
+    view: dict[str, Any] | None = None
+    """The game's last `view` the bot saw (how it ended: `solo`'s `game_over`, …)."""
     log: list[str] = field(default_factory=list)
 
 
@@ -295,6 +297,7 @@ class Bot:
         self.outcome.seat = picture["you"]["seat"] or self.outcome.seat
         self.outcome.game = game["number"] if game else None
         self.outcome.status = game["status"] if game else None
+        self.outcome.view = game["view"] if game else None
         self.log(f"done: {why}")
         self.done = True
 

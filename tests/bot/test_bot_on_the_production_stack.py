@@ -93,7 +93,10 @@ async def test_the_bot_plays_a_full_game_of_every_variant_on_the_production_stac
     for variant, played in outcomes.items():
         assert all(o.status == "finished" and o.variant == variant for o in played), played
     assert outcomes["classic"][0].rounds == 5
-    assert outcomes["blackjack"][0].rounds >= 3 and outcomes["solo"][0].rounds >= 3
+    assert outcomes["blackjack"][0].rounds >= 3
+    solo = outcomes["solo"][0]
+    # Three rounds, unless a round's best bet (the whole bank) broke the bank before.
+    assert solo.rounds >= 3 or (solo.view or {}).get("game_over") in ("bank_broken", "player_broke")
 
 
 async def _nothing() -> None:
