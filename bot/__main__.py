@@ -88,9 +88,10 @@ async def main(argv: list[str] | None = None) -> int:
     print(
         f"table {outcome.table} ({outcome.variant}): seat {outcome.seat}, game "
         f"{outcome.game} {outcome.status}, {outcome.rounds} rounds settled, "
-        f"{outcome.commands} commands, {outcome.reconnections} reconnections"
+        f"{outcome.commands} commands, {outcome.reconnections} reconnections, fairness "
+        + {True: "checked", False: "FAILED", None: "not checked"}[outcome.fair]
     )
-    return 0
+    return 0 if outcome.fair is not False else 1
 
 
 if __name__ == "__main__":

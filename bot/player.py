@@ -27,6 +27,7 @@ from bot.frames import Frame, command_text, table_frame_problem
 from bot.transport import Closed, Socket, Transport
 from contract.http import Coach
 from contract.reading import Problem, read
+from games import fairness
 
 # Close codes after which reconnecting cannot help (§2.4): the session or token is no
 # longer valid, the table is private or gone.
@@ -85,6 +86,10 @@ class Outcome:
     rounds: int = 0
     commands: int = 0
     reconnections: int = 0
+    fair: bool | None = None
+    """The game's fairness checked once it was over (§18 item 3): the revealed server
+    seed matches the commitment published before the deal, the bot's own client seed went
+    into the seed, and the seed follows from them. None: not checked (nothing revealed)."""
     view: dict[str, Any] | None = None
     """The game's last `view` the bot saw (how it ended: `solo`'s `game_over`, …)."""
     log: list[str] = field(default_factory=list)
@@ -112,7 +117,7 @@ class Bot:
         self.outstanding: tuple[str, str] | None = None  # (id, the command's JSON text)
         self.decided_version: int | None = None
         self.snapshot_asked = False
-        self.seeded: set[int] = set()
+        self.seeded: dict[int, tuple[str, str]] = {}  # game -> (its commitment, our seed)
         self.settled: set[tuple[int, int, int]] = set()  # (game, view version, nth)
         self.sat = False
         self.played_game: int | None = None
@@ -312,6 +317,8 @@ class Bot:
             and game["status"] != "playing"
             and not you["in_game"]
         ):
+            if self.outcome.fair is None:
+                self._check_fairness(table, game)
             if seat is not None and self.options.leave:
                 # Free the seat (and, at a chip table, the chips) before the next game.
                 return "stand", {}
@@ -332,10 +339,9 @@ class Bot:
             and seat not in pending["given"]
             and pending["game"] not in self.seeded
         ):
-            self.seeded.add(pending["game"])
-            return "client_seed", {
-                "seed": "".join(secrets.choice(SEED_ALPHABET) for _ in range(16))
-            }
+            seed = "".join(secrets.choice(SEED_ALPHABET) for _ in range(16))
+            self.seeded[pending["game"]] = (pending["commitment"], seed)
+            return "client_seed", {"seed": seed}
         playing = game is not None and game["status"] == "playing"
         if playing and you["in_game"]:
             return await self._play(picture)
@@ -349,6 +355,33 @@ class Bot:
         if not me["ready"]:
             return "ready", {}
         return None
+
+    def _check_fairness(self, table: Frame, game: Frame) -> None:
+        server_seed = game["server_seed"]
+        if server_seed is None:
+            return
+        context = {"table": table["id"], "shoe": game["number"], "variant": table["variant"]}
+        problems = []
+        if fairness.commit(server_seed, context) != game["commitment"]:
+            problems.append("the server seed does not match the commitment")
+        sent = self.seeded.get(game["number"])
+        if sent is not None:
+            commitment, seed = sent
+            if commitment != game["commitment"]:
+                problems.append("the commitment is not the one announced before the deal")
+            mine = {"seat": self.outcome.seat, "seed": seed}
+            if mine not in game["client_seeds"]:
+                problems.append("the bot's client seed is not among the game's")
+        if fairness.derive(server_seed, context, game["client_seeds"]) != game["seed"]:
+            problems.append("the seed does not follow from the server and client seeds")
+        self.outcome.fair = not problems
+        if problems:
+            message = f"game {game['number']} fails its fairness check: " + "; ".join(problems)
+            if self.options.strict:
+                raise ProtocolMismatch(message)
+            self.log(message)
+        else:
+            self.log(f"game {game['number']}: fairness checked (docs/fairness.md)")
 
     async def _play(self, picture: Frame) -> tuple[str, dict[str, Any]] | None:
         game = picture["game"]

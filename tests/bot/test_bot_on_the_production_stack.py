@@ -8,6 +8,8 @@ bots at the same time. Each bot opens its table through the lobby socket."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ from bot.player import Bot, Options, Outcome
 from bot.transport import WebTransport
 from play.models import Game
 from tests.integration.live_stack import Stack, make_stack, run_scenario, stack_env, start_stack
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.asyncio]
 
@@ -92,11 +96,40 @@ async def test_the_bot_plays_a_full_game_of_every_variant_on_the_production_stac
     assert sorted(outcomes) == ["banker36", "blackjack", "classic", "salon", "solo"]
     for variant, played in outcomes.items():
         assert all(o.status == "finished" and o.variant == variant for o in played), played
+        assert all(o.fair for o in played), played
     assert outcomes["classic"][0].rounds == 5
     assert outcomes["blackjack"][0].rounds >= 3
     solo = outcomes["solo"][0]
     # Three rounds, unless a round's best bet (the whole bank) broke the bank before.
     assert solo.rounds >= 3 or (solo.view or {}).get("game_over") in ("bank_broken", "player_broke")
+
+
+async def test_python_m_bot_opens_a_table_and_plays_it_with_a_token_from_the_environment(
+    stack: Stack,
+) -> None:
+    # What `make bot TOKEN=... BOT_ARGS='--open solo'` runs.
+    token = await player_token("dan")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--server",
+        f"http://127.0.0.1:{stack.port}",
+        "--open",
+        "solo",
+        "--rounds",
+        "2",
+        "--quiet",
+        cwd=ROOT,
+        env={**os.environ, "BOT_TOKEN": token},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await asyncio.wait_for(process.communicate(), SCENARIO_TIMEOUT)
+    text = output.decode()
+    assert process.returncode == 0, text
+    last = text.strip().splitlines()[-1]
+    assert last.startswith("table ") and "(solo): seat dan, game 1 finished" in last, text
 
 
 async def _nothing() -> None:

@@ -56,8 +56,12 @@ def ended_by_its_rules(outcome: Outcome) -> bool:
 
 
 async def play(*bots: Bot) -> list[Outcome]:
+    """Run the bots to their ends; each checked its game's fairness once it was over (its
+    client seed among the game's, the revealed seeds matching the commitment)."""
     async with clock():
-        return list(await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), GAME_TIMEOUT))
+        outcomes = await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), GAME_TIMEOUT)
+    assert [outcome.fair for outcome in outcomes] == [True] * len(bots)
+    return list(outcomes)
 
 
 def strict(**fields: Any) -> Options:
