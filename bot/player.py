@@ -69,7 +69,7 @@ class Options:
     strict: bool = False
     """Raise `ProtocolMismatch` on a frame the contract does not describe (tests);
     otherwise it is logged and the bot goes on."""
-    idle_seconds: float = 15.0
+    idle_seconds: float = 5.0
     """Without a frame for this long, ask for a snapshot."""
     first_pause: float = 0.5
     max_pause: float = 15.0
@@ -119,7 +119,6 @@ class Bot:
         self.snapshot_asked = False
         self.seeded: dict[int, tuple[str, str]] = {}  # game -> (its commitment, our seed)
         self.settled: set[tuple[int, int, int]] = set()  # (game, view version, nth)
-        self.sat = False
         self.played_game: int | None = None
         self.done = False
         self.pause = self.options.first_pause
@@ -223,13 +222,12 @@ class Bot:
             if frame["version"] == self.version + 1:
                 self._apply(frame, [{"version": _view_version(frame), "events": frame["events"]}])
             elif frame["version"] > self.version + 1 and not self.snapshot_asked:
+                self.log(f"missed an update after version {self.version}: asking for a snapshot")
                 self.snapshot_asked = True
                 await self._request(socket, "snapshot")
         elif kind == "ack":
             if self.outstanding and frame["id"] == self.outstanding[0]:
                 self.outstanding = None
-                if "seat" in frame:
-                    self.sat = True
         elif kind == "error":
             await self._refused(socket, frame)
         await self._act(socket)
@@ -248,6 +246,8 @@ class Bot:
             await asyncio.sleep(pause)
             if mine and self.outstanding is not None:
                 await self._send(socket, self.outstanding[1])
+            if self.snapshot_asked and error.get("id") is None:
+                await self._request(socket, "snapshot")  # it may have been the one dropped
             return
         if not mine or error.get("id") is None:
             self.log(f"error {code}: {error['message']}")

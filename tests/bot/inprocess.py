@@ -49,6 +49,10 @@ class CommunicatorSocket:
             self.closed = message.get("code", 1000)
             raise Closed(self.closed)
         text: str = message.get("text") or message["bytes"].decode()
+        if text.startswith('{"type":"update"') or text.startswith('{"type": "update"'):
+            self.transport.updates_received += 1
+            if self.transport.updates_received in self.transport.lose_updates:
+                return await self.recv()  # lost on the way: the next frame shows a gap
         return text
 
     async def close(self) -> None:
@@ -70,8 +74,12 @@ class ChannelsTransport:
         scopes: tuple[str, ...] = ("read", "play"),
         drop_after: frozenset[int] = frozenset(),
         secret: str | None = None,
+        lose_updates: frozenset[int] = frozenset(),
     ) -> None:
-        """`drop_after`: the connection is lost right after the bot's n-th command."""
+        """`drop_after`: the connection is lost right after the bot's n-th command;
+        `lose_updates`: the n-th updates never reach the bot."""
+        self.lose_updates = lose_updates
+        self.updates_received = 0
         self.user = user
         self.drop_after = drop_after
         self.commands_sent = 0

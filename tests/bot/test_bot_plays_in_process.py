@@ -191,3 +191,27 @@ async def test_the_bots_command_ids_are_one_run_prefix_and_a_counter(make_user: 
     assert [message["id"].rsplit("-", 1)[1] for message in sent] == [
         str(n) for n in range(1, len(sent) + 1)
     ]
+
+
+async def test_a_missed_update_is_made_good_by_a_snapshot(make_user: Any) -> None:
+    ann = await database_sync_to_async(make_user)("ann")
+    table = await create_table(variant="classic", name="Bot", created_by=ann, match_length=5)
+    # The third update (ann ready) is lost; the fourth (the announcement) shows the gap.
+    transport = ChannelsTransport(ann, lose_updates=frozenset({3}))
+    (outcome,) = await play(Bot(transport, table, strict(ai=1)))
+    assert outcome.status == "finished" and outcome.rounds == 5
+    assert "missed an update after version 2: asking for a snapshot" in outcome.log
+
+
+async def test_an_update_lost_with_nothing_after_it_is_made_good_by_an_idle_snapshot(
+    make_user: Any,
+) -> None:
+    ann = await database_sync_to_async(make_user)("ann")
+    table = await create_table(variant="classic", name="Bot", created_by=ann, match_length=5)
+    # The announcement is lost: nothing follows it until the bot sends its seed (the deal
+    # would wait 30 s for it). The snapshot asked after a quiet second shows it.
+    transport = ChannelsTransport(ann, lose_updates=frozenset({4}))
+    started = asyncio.get_running_loop().time()
+    (outcome,) = await play(Bot(transport, table, strict(ai=1, idle_seconds=1.0)))
+    assert outcome.status == "finished" and outcome.fair  # its seed went into the deal
+    assert asyncio.get_running_loop().time() - started < 20
