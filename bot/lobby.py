@@ -20,16 +20,20 @@ class LobbyRefused(Exception):
     """The lobby refused (an `error`), or closed the socket (4401: not signed in)."""
 
 
-def _frame(text: str) -> dict[str, Any]:
+def _frame(text: str, strict: bool) -> dict[str, Any]:
+    """A lobby frame; with `strict`, one the spec does not describe is refused (a server
+    newer than this checkout's `contract` may add fields: without it they are ignored)."""
     frame = json.loads(text)
     problem = lobby_frame_problem(frame)
-    if problem is not None:
+    if problem is not None and strict:
         raise LobbyRefused(f"a lobby frame the spec does not describe ({problem}): {text}")
     result: dict[str, Any] = frame
     return result
 
 
-async def open_table(transport: Transport, variant: str, **fields: Any) -> int:
+async def open_table(
+    transport: Transport, variant: str, *, strict: bool = False, **fields: Any
+) -> int:
     """Open a table of `variant` (the bot becomes its host, not seated); its id.
 
     `fields` are `open_table`'s (`seat_count`, `decision_seconds`, `stake`, …)."""
@@ -40,10 +44,10 @@ async def open_table(transport: Transport, variant: str, **fields: Any) -> int:
     except Closed as closed:
         raise LobbyRefused(f"the lobby refused the connection: {closed}") from None
     try:
-        _frame(await socket.recv())  # the first `lobby` message
+        _frame(await socket.recv(), strict)  # the first `lobby` message
         await socket.send(text)
         while True:
-            frame = _frame(await socket.recv())
+            frame = _frame(await socket.recv(), strict)
             if frame["type"] in _PUSHES or frame.get("id") not in (None, ident):
                 continue
             if frame["type"] == "table_opened":
@@ -56,7 +60,7 @@ async def open_table(transport: Transport, variant: str, **fields: Any) -> int:
         await socket.close()
 
 
-async def find_table(transport: Transport, variant: str) -> int:
+async def find_table(transport: Transport, variant: str, *, strict: bool = False) -> int:
     """A listed table of `variant` where the bot sits already, else the first where it
     may sit (`join.state`); LobbyRefused when there is none."""
     try:
@@ -64,7 +68,7 @@ async def find_table(transport: Transport, variant: str) -> int:
     except Closed as closed:
         raise LobbyRefused(f"the lobby refused the connection: {closed}") from None
     try:
-        first = _frame(await socket.recv())
+        first = _frame(await socket.recv(), strict)
     except Closed as closed:
         raise LobbyRefused(f"the lobby closed the socket: {closed}") from None
     finally:

@@ -73,7 +73,7 @@ async def test_the_bot_plays_a_full_game_of_every_variant_on_the_production_stac
     outcomes: dict[str, list[Outcome]] = {}
 
     async def bots(variant: str, host: WebTransport, *others: WebTransport, **fields: Any) -> None:
-        table = await open_table(host, variant, **fields)
+        table = await open_table(host, variant, strict=True, **fields)
         options = Options(strict=True, rounds=3, ai=1 if variant == "classic" else 0)
         played = [Bot(t, table, options).run() for t in (host, *others)]
         outcomes[variant] = list(await asyncio.gather(*played))

@@ -128,8 +128,8 @@ async def test_the_bot_opens_a_table_through_the_lobby_and_another_finds_it(
 ) -> None:
     ann = await database_sync_to_async(make_user)("ann")
     bob = await database_sync_to_async(make_user)("bob")
-    opened = await open_table(ChannelsTransport(ann), "banker36", seat_count=2)
-    found = await find_table(ChannelsTransport(bob), "banker36")
+    opened = await open_table(ChannelsTransport(ann), "banker36", strict=True, seat_count=2)
+    found = await find_table(ChannelsTransport(bob), "banker36", strict=True)
     assert found == opened
 
 
