@@ -18,7 +18,7 @@ PROD_LOCK := requirements/prod.txt
 DEV_LOCK  := requirements/dev.txt
 PIP       := $(BIN)/python -m pip --quiet --disable-pip-version-check
 
-.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean spec examples
+.PHONY: install run test test-fast lint format bench bench-live messages lock audit clean spec examples bot
 
 # AsyncAPI's own JSON Schema of AsyncAPI 3.0.0, which the suite validates
 # docs/asyncapi.yaml against (scripts/asyncapi_schema.py: pinned, hash-checked).
@@ -98,6 +98,14 @@ bench: $(STAMP)
 # in a database of its own. About 10 minutes; BENCH_ARGS=--quick for a one-minute smoke.
 bench-live: $(STAMP)
 	$(BIN)/python -m benchmarks.live $(BENCH_ARGS)
+
+# The reference bot (bot/README.md) against `make run`'s server (BOT_SERVER to change it):
+#   make bot TOKEN=t21_... TABLE=5            play table 5
+#   make bot TOKEN=t21_... BOT_ARGS='--open solo'   open a table through the lobby, play it
+# The token goes through the environment, not the command line the process list shows.
+BOT_SERVER ?= http://$(HOST):$(PORT)
+bot: $(STAMP)
+	@BOT_TOKEN='$(TOKEN)' $(BIN)/python -m bot --server $(BOT_SERVER) $(if $(TABLE),--table $(TABLE)) $(BOT_ARGS)
 
 # Recompile translations after editing locale/*/LC_MESSAGES/django{,js}.po (needs gettext's
 # msgfmt). The compiled .mo files are committed, so `make run` never needs gettext.

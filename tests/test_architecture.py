@@ -206,6 +206,12 @@ def test_the_contract_imports_nothing_but_itself_msgspec_and_the_standard_librar
     assert _outside_imports("contract", {"msgspec", "yaml"}) == []
 
 
+def test_the_reference_bot_imports_only_the_contract_the_rules_engine_and_its_client_libraries():
+    # The bot is a client of the published protocol: the message definitions and the pure
+    # strategy code, never the server's Django apps.
+    assert _outside_imports("bot", {"contract", "games", "msgspec", "websockets"}) == []
+
+
 def test_the_cycle_check_sees_imports_inside_functions_and_relative_ones(tmp_path):
     # A package whose cycle is only visible through a function's import and a relative one.
     app = tmp_path / "app"

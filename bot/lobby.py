@@ -1,0 +1,82 @@
+"""Finding a table through the lobby socket (§14): open one (`open_table`), or take the
+first listed table of a variant where the bot may sit (its row's `join`)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import secrets
+from typing import Any
+
+from bot.frames import lobby_frame_problem, open_table_text
+from bot.transport import Closed, Transport
+
+_PREFIX = f"l{secrets.token_hex(4)}"
+_IDS = (f"{_PREFIX}-{n}" for n in itertools.count(1))
+_PUSHES = {"lobby", "table_added", "table_changed", "table_removed", "lobby_counts"}
+
+
+class LobbyRefused(Exception):
+    """The lobby refused (an `error`), or closed the socket (4401: not signed in)."""
+
+
+def _frame(text: str, strict: bool) -> dict[str, Any]:
+    """A lobby frame; with `strict`, one the spec does not describe is refused (a server
+    newer than this checkout's `contract` may add fields: without it they are ignored)."""
+    frame = json.loads(text)
+    problem = lobby_frame_problem(frame)
+    if problem is not None and strict:
+        raise LobbyRefused(f"a lobby frame the spec does not describe ({problem}): {text}")
+    result: dict[str, Any] = frame
+    return result
+
+
+async def open_table(
+    transport: Transport, variant: str, *, strict: bool = False, **fields: Any
+) -> int:
+    """Open a table of `variant` (the bot becomes its host, not seated); its id.
+
+    `fields` are `open_table`'s (`seat_count`, `decision_seconds`, `stake`, …)."""
+    ident = next(_IDS)
+    text = open_table_text({"id": ident, "variant": variant, **fields})
+    try:
+        socket = await transport.lobby()
+    except Closed as closed:
+        raise LobbyRefused(f"the lobby refused the connection: {closed}") from None
+    try:
+        _frame(await socket.recv(), strict)  # the first `lobby` message
+        await socket.send(text)
+        while True:
+            frame = _frame(await socket.recv(), strict)
+            if frame["type"] in _PUSHES or frame.get("id") not in (None, ident):
+                continue
+            if frame["type"] == "table_opened":
+                table: int = frame["table"]
+                return table
+            raise LobbyRefused(f"open_table refused: {frame['code']}: {frame['message']}")
+    except Closed as closed:
+        raise LobbyRefused(f"the lobby closed the socket: {closed}") from None
+    finally:
+        await socket.close()
+
+
+async def find_table(transport: Transport, variant: str, *, strict: bool = False) -> int:
+    """A listed table of `variant` where the bot sits already, else the first where it
+    may sit (`join.state`); LobbyRefused when there is none."""
+    try:
+        socket = await transport.lobby(f"variant={variant}")
+    except Closed as closed:
+        raise LobbyRefused(f"the lobby refused the connection: {closed}") from None
+    try:
+        first = _frame(await socket.recv(), strict)
+    except Closed as closed:
+        raise LobbyRefused(f"the lobby closed the socket: {closed}") from None
+    finally:
+        await socket.close()
+    rows = [row for row in first.get("tables", []) if row["variant"] == variant]
+    for state in ("seated", "join"):
+        for row in rows:
+            if row.get("join", {}).get("state") == state:
+                table: int = row["id"]
+                return table
+    raise LobbyRefused(f"no listed {variant} table with a seat for you (open one: --open)")
