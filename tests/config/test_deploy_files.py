@@ -5,6 +5,7 @@ Docker cannot run on the development machines, so these files are checked by par
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
@@ -245,13 +246,35 @@ def test_dockerignore_keeps_secrets_vcs_venvs_databases_and_caches_out_of_the_co
     assert set(SENT) <= sent
 
 
+def _packages_imported_by(folders: set[str]) -> set[str]:
+    """The project's top-level packages (folders with an __init__.py at the root) that a
+    module in `folders` imports."""
+    packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    found: set[str] = set()
+    for folder in folders:
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                found |= {name.split(".")[0] for name in names} & packages
+    return found
+
+
 def test_dockerignore_sends_every_tracked_file_the_image_runs_and_nothing_git_ignores():
     sent = _build_context(ROOT)
     tracked = set(_git("ls-files").stdout.splitlines())
     # Every app of the project's own (a new one is sent without anyone remembering to).
     apps = {app for app in settings.INSTALLED_APPS if (ROOT / app / "apps.py").is_file()}
     assert {"accounts", "tables", "play", "lobby", "insights", "history"} <= apps
-    runs = {"config", "lib", "games", "templates", "static", "locale", *apps}
+    runs = {"config", "lib", "games", "contract", "templates", "static", "locale", *apps}
+    # And every package of the project's that the image's code imports: a new one (the
+    # message definitions, contract/, were once left out and the image could not start).
+    # (benchmarks: only config.routing's echo mount, under the benchmark's own settings.)
+    assert _packages_imported_by(runs) - runs == {"benchmarks"}
     needed = {path for path in tracked if path.split("/", 1)[0] in runs}
     needed |= {"manage.py", "pyproject.toml", "requirements/prod.txt"}
     assert needed - sent == set()
