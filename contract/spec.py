@@ -201,7 +201,13 @@ def openapi() -> dict[str, Any]:
         if endpoint.description:
             operation["description"] = endpoint.description
         parameters = [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            {
+                "name": name,
+                "in": "path",
+                "required": True,
+                # The URLs' `<int:…>` converters: an id is an integer, a name a string.
+                "schema": {"type": "integer" if name.endswith("id") else "string"},
+            }
             for name in re.findall(r"{(\w+)}", endpoint.path)
         ]
         parameters += [
