@@ -833,3 +833,29 @@ def with_blocks(text: str, section: str, blocks: list[str]) -> str:
         flags=re.S,
     )
     return text[:start] + body + text[end:]
+
+
+_ENTRY = re.compile(r"^(?P<who>[\w-]+) (?P<arrow>[←→]) (?P<rest>.*)$")
+
+
+def comparable(block: str) -> list[tuple[str, Any]]:
+    """A transcript block as its entries — who, the arrow, and the message parsed — so
+    that two blocks compare as the messages they hold: a JSON object's keys have no order,
+    and PostgreSQL's jsonb gives a stored object (a game's `result`) back in its own,
+    where SQLite keeps the order it was written in. A `//` note compares as its text."""
+    entries: list[tuple[str, Any]] = []
+    for line in block.split("\n"):
+        entry = _ENTRY.match(line)
+        if entry or line.startswith("//") or not entries:
+            head = f"{entry['who']} {entry['arrow']}" if entry else line
+            entries.append((head, [entry["rest"]] if entry else []))
+        else:
+            entries[-1][1].append(line)
+    parsed: list[tuple[str, Any]] = []
+    for head, lines in entries:
+        text = "\n".join(lines)
+        try:
+            parsed.append((head, json.loads(text) if lines else None))
+        except ValueError:
+            parsed.append((head, text))
+    return parsed
