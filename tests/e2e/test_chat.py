@@ -22,7 +22,7 @@ from games import engine
 from moderation.models import Report
 from play.models import Game
 from play.services import moves, seating
-from tests.e2e.conftest import ARTIFACTS, check_accessibility
+from tests.e2e.conftest import ARTIFACTS, check_accessibility, screenshot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
     create_table,
@@ -117,8 +117,8 @@ def test_chat_drawer_quick_phrase_escaping_badge_and_report(
         check_accessibility(phone, "chat drawer (phone)", context="#chat")
         check_accessibility(desk, "chat panel (desktop)", context="#chat")
         ARTIFACTS.mkdir(exist_ok=True)
-        phone.screenshot(path=str(ARTIFACTS / "chat-drawer-360x740.png"))
-        desk.screenshot(path=str(ARTIFACTS / "chat-panel-1280x800.png"))
+        screenshot(phone, ARTIFACTS / "chat-drawer-360x740.png")
+        screenshot(desk, ARTIFACTS / "chat-panel-1280x800.png")
 
         # Closed, the drawer counts what comes in on its badge.
         phone.locator("#chat-close").click()
@@ -139,7 +139,7 @@ def test_chat_drawer_quick_phrase_escaping_badge_and_report(
         assert dialog.is_visible()
         dialog.locator('input[value="spam"]').check()
         dialog.locator("#chat-report-note").fill("реклама")
-        phone.screenshot(path=str(ARTIFACTS / "chat-report-360x740.png"))
+        screenshot(phone, ARTIFACTS / "chat-report-360x740.png")
         dialog.locator("[data-report-send]").click()
         phone.locator("#chat-report-status", has_text="Спасибо! Модераторы").wait_for(
             timeout=TIMEOUT_MS
@@ -168,7 +168,7 @@ def test_chat_drawer_quick_phrase_escaping_badge_and_report(
             or chat["x"] + chat["width"] <= dock["x"] + EDGE_SLACK
         )
         assert apart, (chat, dock)
-        phone.screenshot(path=str(ARTIFACTS / "chat-drawer-844x390.png"))
+        screenshot(phone, ARTIFACTS / "chat-drawer-844x390.png")
         phone_console.assert_clean("(phone)")
         desk_console.assert_clean("(desktop)")
     finally:

@@ -26,7 +26,7 @@ from insights.models import Decision
 from play.models import Game
 from play.services import lifecycle, seating
 from tables.models import Table
-from tests.e2e.conftest import ARTIFACTS, Console, check_accessibility, shoot
+from tests.e2e.conftest import ARTIFACTS, Console, check_accessibility, screenshot, shoot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
     act,
@@ -127,7 +127,7 @@ def fact(page: Any, name: str) -> str:
 
 def shoot_375(page: Any, name: str) -> None:
     page.set_viewport_size({"width": 375, "height": 812})
-    page.screenshot(path=str(ARTIFACTS / f"{name}-375x812.png"), full_page=True)
+    screenshot(page, ARTIFACTS / f"{name}-375x812.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.set_viewport_size({"width": 1280, "height": 800})
 

@@ -13,7 +13,7 @@ from play.models import Game
 from play.services.seating import seat_take
 from tables.models import Seat, Table
 from tables.services import table_create
-from tests.e2e.conftest import ARTIFACTS, Console, shoot
+from tests.e2e.conftest import ARTIFACTS, Console, screenshot, shoot
 from tests.e2e.table_helpers import TIMEOUT_MS, wait_game_playing
 from tests.e2e.test_lobby import sign_in, with_password
 
@@ -60,8 +60,8 @@ def test_play_on_a_phone_seats_the_player_at_the_table_their_chips_allow(
     sign_in(page, "alice")
     page.locator('#lobby-live[data-state="live"]').wait_for()
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "lobby-quick-seat-360x640.png"))
-    page.locator("section.tables").screenshot(path=str(ARTIFACTS / "lobby-quick-seat-list-360.png"))
+    screenshot(page, ARTIFACTS / "lobby-quick-seat-360x640.png")
+    screenshot(page.locator("section.tables"), ARTIFACTS / "lobby-quick-seat-list-360.png")
     shoot(page, "lobby-quick-seat")  # full pages at 360×740 and 1280×800
     page.set_viewport_size({"width": 360, "height": 640})
     page.evaluate("window.scrollTo(0, 0)")

@@ -16,7 +16,7 @@ import pytest
 
 from play.models import Game
 from play.services import seating
-from tests.e2e.conftest import ARTIFACTS, Console
+from tests.e2e.conftest import ARTIFACTS, Console, screenshot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
     act,
@@ -119,9 +119,9 @@ def test_a_settled_round_shows_each_hands_outcome_on_the_felt_then_the_next_deci
     assert page.locator('#table-controls [data-control="end_session"]').is_visible()
     assert "следующая через" in page.locator("#turn").inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "blackjack-settled-360x640.png"))
+    screenshot(page, ARTIFACTS / "blackjack-settled-360x640.png")
     page.set_viewport_size(DESKTOP)
-    page.screenshot(path=str(ARTIFACTS / "blackjack-settled-1280x800.png"))
+    screenshot(page, ARTIFACTS / "blackjack-settled-1280x800.png")
     page.set_viewport_size(PHONE)
     # On the phone the player's own outcome is on screen, not under the dock.
     assert page.evaluate(HIDDEN_CARDS, "#game-area .bj-seat.mine svg.card") == []
@@ -145,12 +145,10 @@ def test_a_settled_round_shows_each_hands_outcome_on_the_felt_then_the_next_deci
     # … as «Вы», with its cards counted in words («2 карты»).
     assert last.first.locator("strong").inner_text() == "Вы"
     assert re.search(r"\b\d+ карт[аы]?, \d+ — ", last.first.inner_text())
-    page.screenshot(path=str(ARTIFACTS / "blackjack-next-decision-360x640.png"))
-    page.screenshot(
-        path=str(ARTIFACTS / "blackjack-next-decision-360x640-full.png"), full_page=True
-    )
+    screenshot(page, ARTIFACTS / "blackjack-next-decision-360x640.png")
+    screenshot(page, ARTIFACTS / "blackjack-next-decision-360x640-full.png", full_page=True)
     page.set_viewport_size(DESKTOP)
-    page.screenshot(path=str(ARTIFACTS / "blackjack-next-decision-1280x800.png"))
+    screenshot(page, ARTIFACTS / "blackjack-next-decision-1280x800.png")
     # The round's result in the log names the player in the second person, never by name.
     log = " ".join(page.locator("#log li").all_inner_texts())
     assert "Вы +" in log or "Вы \u2212" in log or "Вы 0" in log, log

@@ -45,7 +45,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from play.models import Game
 from play.services import seating
 from tables.models import Table
-from tests.e2e.conftest import ARTIFACTS, Console
+from tests.e2e.conftest import ARTIFACTS, Console, screenshot
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
     create_table,
@@ -491,7 +491,7 @@ def test_at_a_decision_every_action_the_clock_and_the_hand_are_on_screen_and_pre
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / f"phone-decision-{variant}-{width}x{height}.png"
-    page.screenshot(path=str(shot), full_page=False)
+    screenshot(page, shot, full_page=False)
 
     seen = page.evaluate(MEASURE, [OWN_CARDS[variant], DEALER_CARDS[variant]])
     # What the page must show for the check to mean anything: a setup problem, not layout.
