@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from accounts import sessions
 from accounts.models import AccessToken, AccessTokenEvent
-from accounts.throttling import throttle_count, throttle_hit
+from accounts.throttling import HOUR, seconds_until, throttle_count, throttle_hit, window_end
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +131,12 @@ def throttled(address: str | None) -> bool:
     if not address:
         return False
     return throttle_count(scope=FAILURE_SCOPE, subject=address) >= settings.BEARER_FAILURES_PER_HOUR
+
+
+def throttle_retry_after() -> int:
+    """The seconds a throttled address waits: its refused bearers are counted per clock
+    hour, so until the hour is over (docs/protocol.md §3, `bad_tokens`)."""
+    return seconds_until(window_end(HOUR))
 
 
 def failure_record(*, address: str | None, reason: str) -> None:

@@ -36,6 +36,9 @@ from play.edge.sockets import (
     socket_language,
 )
 
+# The limit's key in the refusals of a throttled address (docs/protocol.md §3).
+BAD_TOKENS_LIMIT = "bad_tokens"
+
 
 def _bad_token_text() -> str:
     return _("Токен не принят: неизвестен, отозван или записан неверно.")
@@ -115,22 +118,31 @@ class BearerSockets:
                 }
                 return await self.app(scope, receive, send)
         code, text_of, close = refusal
-        if code != "rate_limited":
+        extra: dict[str, Any] = {}
+        if code == "rate_limited":
+            extra = {"limit": BAD_TOKENS_LIMIT, "retry_after": tokens.throttle_retry_after()}
+        else:
             await database_sync_to_async(tokens.failure_record)(address=address, reason=code)
         with translation.override(socket_language(scope)):
             text = text_of()
-        return await _refuse(scope, receive, send, code, text, close)
+        return await _refuse(scope, receive, send, code, text, close, **extra)
 
 
 async def _refuse(
-    scope: dict[str, Any], receive: Any, send: Any, code: str, text: str, close: int
+    scope: dict[str, Any],
+    receive: Any,
+    send: Any,
+    code: str,
+    text: str,
+    close: int,
+    **extra: Any,
 ) -> None:
     """Accept the handshake (a refusal before accept would reach a client as a failed
     handshake, without a reason), send the `error`, close with `close`."""
     message = await receive()
     if message["type"] != "websocket.connect":
         return
-    frame = error_frame(code, text)
+    frame = error_frame(code, text, **extra)
     if str(scope.get("path", "")).startswith("/ws/tables/"):
         frame["version"] = None  # every frame of a table socket carries one
     await send({"type": "websocket.accept"})
@@ -161,10 +173,12 @@ def endpoint_scopes(method: str, path: str) -> tuple[str, ...] | None:
     return None
 
 
-def _refusal(status: int, code: str, message: str) -> HttpResponse:
-    response = JsonResponse({"error": {"code": code, "message": message}}, status=status)
+def _refusal(status: int, code: str, message: str, **extra: Any) -> HttpResponse:
+    response = JsonResponse({"error": {"code": code, "message": message, **extra}}, status=status)
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+    if "retry_after" in extra:
+        response["Retry-After"] = str(extra["retry_after"])
     return response
 
 
@@ -187,7 +201,13 @@ class BearerRequests:
             return self.get_response(request)
         address = str(request.META.get("REMOTE_ADDR", ""))
         if tokens.throttled(address):
-            return _refusal(429, "rate_limited", _throttled_text())
+            return _refusal(
+                429,
+                "rate_limited",
+                _throttled_text(),
+                limit=BAD_TOKENS_LIMIT,
+                retry_after=tokens.throttle_retry_after(),
+            )
         if in_url:
             tokens.failure_record(address=address, reason="token_in_url")
             return _refusal(400, "token_in_url", _in_url_text())

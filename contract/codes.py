@@ -157,6 +157,7 @@ LIMITS: dict[str, str] = {
     "password_resets": "password-reset requests per client address per clock hour",
     "password_reset_emails": "password-reset requests per e-mail address per clock hour",
     "sign_ins": "failed sign-ins per user name and address, then a cool-off",
+    "bad_tokens": "refused access tokens per client address per clock hour, then any token",
 }
 
 LimitKey = Literal[
@@ -175,4 +176,5 @@ LimitKey = Literal[
     "password_resets",
     "password_reset_emails",
     "sign_ins",
+    "bad_tokens",
 ]

@@ -50,7 +50,7 @@ _SOCKETS: dict[str, dict[str, Any]] = {
         "title": "The lobby",
         "description": (
             "The open tables as the signed-in viewer may join them, and opening a table. "
-            "Closed with 4401 without a session. docs/protocol.md §14."
+            "Closed with 4401 without a session or an access token. docs/protocol.md §14."
         ),
     },
 }
@@ -172,15 +172,78 @@ def asyncapi() -> dict[str, Any]:
                 "host": "localhost:8000",
                 "protocol": "ws",
                 "description": "`make run`; behind HTTPS the same paths over wss",
+                "security": [
+                    {"$ref": "#/components/securitySchemes/accessToken"},
+                    {"$ref": "#/components/securitySchemes/session"},
+                ],
             }
         },
         "channels": channels,
         "operations": operations,
         "components": {
+            "securitySchemes": {
+                "accessToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a personal access token (`t21_…`) in the handshake's "
+                    "Authorization header, never in the URL; its scopes: `read` to "
+                    "connect, `play` for commands and `open_table`, `chat` for `chat` "
+                    "(docs/protocol.md §2.2.1). No Origin header is needed with it",
+                },
+                "session": {
+                    "type": "httpApiKey",
+                    "name": "sessionid",
+                    "in": "cookie",
+                    "description": "a browser's session cookie, with an Origin of the site's "
+                    "host (docs/protocol.md §2.2, §2.3); a table may also be watched "
+                    "without either",
+                },
+            },
             "messages": component_messages,
             "schemas": _asyncapi_schema(components),
         },
     }
+
+
+# What an endpoint that takes an access token may answer a token (docs/protocol.md
+# §2.2.1), besides its own answers: status -> (code, description, limit).
+_TOKEN_REFUSALS: dict[int, tuple[str, str, str | None]] = {
+    400: ("token_in_url", "a token in the URL: refused, never used", None),
+    401: ("bad_token", "the token is unknown, revoked or malformed", None),
+    403: ("scope_missing", "the token lacks a scope this endpoint needs", None),
+    429: ("rate_limited", "too many refused tokens from this address", "bad_tokens"),
+}
+
+
+def _token_refusals(responses: dict[str, Any]) -> None:
+    """Add the token's refusals to an operation's responses (their codes and limits to
+    a status it already lists)."""
+    for status, (code, description, limit) in _TOKEN_REFUSALS.items():
+        answer = responses.setdefault(
+            str(status),
+            {
+                "description": description,
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+                },
+            },
+        )
+        codes = answer.setdefault("x-error-codes", [])
+        if code not in codes:
+            codes.append(code)
+        if limit is not None:
+            limits = answer.setdefault("x-limits", [])
+            if limit not in limits:
+                limits.append(limit)
+            answer.setdefault(
+                "headers",
+                {
+                    "Retry-After": {
+                        "description": "whole seconds to wait: the body's `retry_after`",
+                        "schema": {"type": "integer", "minimum": 1},
+                    }
+                },
+            )
 
 
 def openapi() -> dict[str, Any]:
@@ -244,6 +307,8 @@ def openapi() -> dict[str, Any]:
             if response.limits:
                 answer["x-limits"] = list(response.limits)
             responses[str(response.status)] = answer
+        if endpoint.scopes:
+            _token_refusals(responses)
         operation["responses"] = responses
         security: list[dict[str, list[str]]] = (
             [{"session": []}] if endpoint.auth == "session" else [{}]

@@ -214,6 +214,7 @@ async def test_an_address_past_its_refused_tokens_is_closed_with_4429(settings):
     bot = await Bot.open("/ws/lobby/", secret, address)
     frames, code = await bot.frames_then_close()
     assert code == 4429 and [f["code"] for f in frames] == ["rate_limited"]
+    assert frames[0]["limit"] == "bad_tokens" and 1 <= frames[0]["retry_after"] <= 3600
     elsewhere = await Bot.open("/ws/lobby/", secret)
     assert (await elsewhere.recv())["type"] == "lobby"
     await elsewhere.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from datetime import timedelta
 
 import pytest
@@ -201,6 +202,11 @@ def test_an_address_past_its_refused_tokens_is_refused_even_a_good_one_with_429(
         assert client.get("/lobby.json", **bearer("t21_guess")).status_code == 401
     answer = client.get("/lobby.json", **bearer(secret))
     assert answer.status_code == 429 and answer.json()["error"]["code"] == "rate_limited"
+    # A program reads the limit and how long to wait: until the clock hour ends.
+    error = answer.json()["error"]
+    left = 3600 - int(time.time()) % 3600
+    assert error["limit"] == "bad_tokens" and left - 2 <= error["retry_after"] <= left
+    assert answer["Retry-After"] == str(error["retry_after"])
     # Another address is not affected; the next hour the address is served again.
     assert Client(REMOTE_ADDR="10.9.8.8").get("/lobby.json", **bearer(secret)).status_code == 200
     with time_machine.travel(timezone.now() + timedelta(hours=1)):
