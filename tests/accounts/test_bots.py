@@ -130,3 +130,31 @@ def test_a_friend_bot_is_not_invited_to_a_private_table_closed_to_bots(make_user
     with pytest.raises(friends.PeopleError) as refused:
         friends.invite_send(sender=ann, recipient=bot, table=table)
     assert refused.value.code == "bots_not_allowed"
+
+
+def test_a_bots_profile_says_bot_and_whose(make_user):
+    ann = make_user("ann")
+    bots.bot_create(owner=ann, username="ann-bot")
+    page = Client().get(reverse("people:profile", args=["ann-bot"])).content.decode()
+    assert 'class="bot-mark"' in page and 'data-bot-owner="ann"' in page
+    person = Client().get(reverse("people:profile", args=["ann"])).content.decode()
+    assert 'class="bot-mark"' not in person
+
+
+def test_an_admin_suspends_a_bot_and_its_token_stops_working(make_user):
+    owner = make_user("ann")
+    bot = bots.bot_create(owner=owner, username="ann-bot")
+    _token, secret = tokens.token_create(user=bot, name="t", scopes=["read"])
+    assert tokens.token_authenticate(secret) is not None
+    admin = make_user("root", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(admin)
+    answer = client.post(
+        reverse("admin:accounts_user_changelist"),
+        {"action": "suspend", "_selected_action": [bot.pk]},
+    )
+    assert answer.status_code == 302
+    bot.refresh_from_db()
+    assert bot.is_active is False
+    assert tokens.token_authenticate(secret) is None
+    assert Client().get(reverse("people:profile", args=["ann-bot"])).status_code == 404

@@ -177,6 +177,58 @@ async def test_bad_message(make_user, fast):
         await client.close()
 
 
+# Every command and request with a field out of its definition (contract.table_in):
+# wrong type, missing, unknown, null for an optional one, a NUL — refused, naming it.
+FIELD_REFUSALS = [
+    ({"type": "sit", "id": "f", "invite": 5}, "invite"),
+    ({"type": "sit", "id": "f", "invite": None}, "invite"),
+    ({"type": "sit", "id": "f", "colour": "red"}, "colour"),
+    ({"type": "stand", "id": "f", "now": True}, "now"),
+    ({"type": "ready", "id": "f", "ready": "yes"}, "ready"),
+    ({"type": "start", "id": "f", "match_length": "5"}, "match_length"),
+    ({"type": "client_seed", "id": "f"}, "seed"),
+    ({"type": "client_seed", "id": "f", "seed": 42}, "seed"),
+    ({"type": "action", "id": "f"}, "action"),
+    ({"type": "action", "id": "f", "action": "hit", "amount": 10, "speed": 1}, "speed"),
+    ({"type": "action", "id": "f", "action": "hit", "version": -1}, "version"),
+    ({"type": "pause", "id": "f", "for": 10}, "for"),
+    ({"type": "remove", "id": "f"}, "seat"),
+    ({"type": "add_ai", "id": "f", "level": None}, "level"),
+    ({"type": "remove_ai", "id": "f", "number": 2.0}, "number"),
+    ({"type": "new_game", "id": "f", "bet": 10}, "bet"),
+    ({"type": "end_session", "id": "f", "now": 1}, "now"),
+    ({"type": "close", "id": "f", "force": True}, "force"),
+    ({"type": "chat", "id": "f", "text": 5}, "text"),
+    ({"type": "chat", "id": "f", "text": "hi", "to": "ann"}, "to"),
+    ({"type": "ping", "id": 5}, "id"),
+    ({"type": "ping", "extra": 1}, "extra"),
+    ({"type": "snapshot", "full": True}, "full"),
+    ({"type": "record", "id": "f"}, "game"),
+    ({"type": "sit", "id": "f", "invite": "a\u0000b"}, "invite"),
+]
+
+
+async def test_every_message_with_a_field_out_of_its_definition_is_refused_naming_it(
+    make_user, fast
+):
+    (ann,) = await make_users(make_user, "ann")
+    table = await table_with("classic", host=ann)
+    client = await connect(table, ann)
+    before = await table_version(table.pk)
+    for message, field in FIELD_REFUSALS:
+        answer = await error_for(client, json.dumps(message))
+        assert (answer["code"], answer.get("field")) == ("bad_message", field), (message, answer)
+        usable = isinstance(message.get("id"), str)
+        assert answer.get("id") == (message["id"] if usable else None), (message, answer)
+        assert field in answer["message"], answer
+    # A command id of 65 characters is no id: refused, without an id to answer to.
+    answer = await error_for(client, json.dumps({"type": "stand", "id": "x" * 65}))
+    assert answer["code"] == "bad_message" and "id" not in answer
+    assert await table_version(table.pk) == before
+    await still_works(client)
+    await client.close()
+
+
 async def test_unknown_type_is_named_back_shortened_with_the_messages_id(make_user):
     (ann,) = await make_users(make_user, "ann")
     table = await table_with("classic")
