@@ -40,7 +40,7 @@ def test_bench_live_runs_end_to_end_at_tiny_scale(
     out = tmp_path / "figures.json"
     argv = [
         *(sys.executable, "-m", "benchmarks.live", "--steps", "8", "--runs", "1"),
-        *("--duration", "3", "--warmup", "3", "--settle", "1"),
+        *("--duration", "2", "--warmup", "2", "--settle", "1"),
         *("--saturation-players", "8", "--saturation-runs", "1", "--saturation-duration", "2"),
         *("--max-probes", "1", "--echo-max-probes", "1", "--idle", "1"),
         *("--pg-url", _server_url(), "--database", database),

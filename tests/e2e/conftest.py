@@ -228,7 +228,8 @@ def daphne_server(
         "DEBUG": "1",
         "DEADLINE_TICKER": "0",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
+        # config.settings with the suite's fast password hasher (tests/e2e/daphne_settings.py).
+        "DJANGO_SETTINGS_MODULE": "tests.e2e.daphne_settings",
         "PYTHONUNBUFFERED": "1",
         **daphne_env,
     }
@@ -247,15 +248,6 @@ def demo_tables(daphne_server: DaphneServer, transactional_db: None) -> str:
     done = daphne_server.manage("demo_setup")
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
-
-
-@pytest.fixture(autouse=True)
-def _passwords_daphne_can_check(settings: Any) -> None:
-    """Users made in the test process sign in through daphne's login form: hash their
-    passwords as daphne checks them, not with the suite's fast test-only MD5 hasher."""
-    from django.conf import global_settings
-
-    settings.PASSWORD_HASHERS = global_settings.PASSWORD_HASHERS
 
 
 @pytest.fixture(autouse=True)

@@ -30,8 +30,6 @@ from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
-from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
-
 from accounts.services import player_register
 from play.frames import broadcast
 from play.models import Presence
@@ -55,22 +53,14 @@ def quiet_broadcasts() -> Iterator[None]:
         yield
 
 
-class _QuickPBKDF2(PBKDF2PasswordHasher):
-    """PBKDF2 with few iterations: daphne checks it as any PBKDF2 hash (the count is in
-    the hash), while the test settings' MD5 hasher is one daphne does not know."""
-
-    iterations = 1000
-
-
 def make_player(username: str, *, password: str = PASSWORD) -> Any:
-    """A user signed up as the sign-up page does it (with the welcome chips), whose
-    password the daphne under test accepts at /login/."""
+    """A user signed up as the sign-up page does it (with the welcome chips); its password
+    is hashed with the suite's fast hasher, which the daphne under test knows too
+    (tests/e2e/daphne_settings.py)."""
     with quiet_broadcasts():
         user = player_register(
             username=username, email=f"{username}@example.com", password=password
         )
-    user.password = make_password(password, hasher=_QuickPBKDF2())
-    user.save(update_fields=["password"])
     return user
 
 

@@ -33,13 +33,6 @@ TIMEOUT_MS = 15_000
 
 
 @pytest.fixture(autouse=True)
-def _passwords_daphne_can_check(settings: Any) -> None:
-    # The suite hashes with MD5 for speed (tests/conftest.py); daphne's settings cannot
-    # check such a hash, and these players sign in through the real form.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _no_broadcasts(monkeypatch: pytest.MonkeyPatch) -> None:
     # The games are played by live play's services (play/) in this process, where Playwright's loop
     # runs: channels' async_to_sync cannot send from here, and no page here listens to a

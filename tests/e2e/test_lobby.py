@@ -138,8 +138,8 @@ def row(page: Any, name: str) -> Any:
 
 
 def with_password(user: Any) -> Any:
-    """The test settings hash passwords with MD5, which daphne's settings do not read: a
-    PBKDF2 hash (few rounds: daphne upgrades it at the first sign-in) works in both."""
+    """A PBKDF2 hash (few rounds), as an account made before the suite's fast hasher has:
+    daphne checks it and upgrades it to its first hasher at the first sign-in."""
     user.password = PBKDF2PasswordHasher().encode(PASSWORD, f"salt{user.pk}", iterations=1000)
     user.save(update_fields=["password"])
     return user
