@@ -31,6 +31,7 @@ from accounts.throttling import (
     window_end,
 )
 from lib.bodies import rate_limited, retry_later
+from lib.bodies import refusal as refusal_response
 
 STATEMENT_PAGE_SIZE = 25
 # The throttles' counts (accounts.throttling), each per hour.
@@ -191,11 +192,20 @@ def bonus_claim(request: HttpRequest) -> HttpResponse:
             return rate_limited(text, "bonus_claims", hit.retry_after)
         messages.error(request, text)
         return redirect(back)
+    # A program asks for JSON (`Accept: application/json`): the outcome as a body it can
+    # read, its refusal by code (docs/protocol.md "The daily bonus (HTTP)").
+    wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         entry = daily_bonus_claim(user=request.user, time_zone=request.POST.get("time_zone"))
     except BonusRefused as refusal:
+        if wants_json:
+            return refusal_response(refusal.code, refusal.message, 409)
         messages.error(request, refusal.message)
     else:
+        if wants_json:
+            return JsonResponse(
+                {"amount": entry.amount, "balance": entry.destination_balance_after}
+            )
         messages.success(
             request,
             ngettext(

@@ -80,6 +80,13 @@ class ErrorBody(Message, kw_only=True):
 # --- the chip balance ------------------------------------------------------------------
 
 
+class BonusGranted(Message, kw_only=True):
+    """A daily bonus granted: the chips added and the wallet after them."""
+
+    amount: Annotated[int, msgspec.Meta(ge=1)]
+    balance: int
+
+
 class ChipBalance(Message, kw_only=True):
     """The signed-in user's wallet; `null` and `false` when not signed in."""
 
@@ -380,7 +387,19 @@ ENDPOINTS = (
         "dailyBonusClaim",
         "Claim the daily bonus (a form post)",
         (
-            Response(302, "to `next`, the outcome as the page's message"),
+            Response(
+                200,
+                "granted, to a request with `Accept: application/json` (a form post: a 302)",
+                BonusGranted,
+            ),
+            Response(302, "a form post: to `next`, the outcome as the page's message"),
+            Response(
+                409,
+                "nothing granted, to a request with `Accept: application/json`: the bonus "
+                "is off, the wallet is not below the floor, today's was taken, or a bot",
+                ErrorBody,
+                ("bonus_off", "bonus_above_floor", "bonus_claimed_today", "bonus_not_for_bots"),
+            ),
             Response(
                 429,
                 "over 20 claims this clock hour, to a request with `Accept: application/json` "
@@ -392,7 +411,8 @@ ENDPOINTS = (
             _LOGIN,
             _NOT_POST,
         ),
-        description="A form: `time_zone` (IANA), `next`.",
+        description="A form: `time_zone` (IANA), `next`. With `Accept: application/json`, "
+        "the outcome is answered as JSON instead of a redirect.",
         scopes=("play",),
     ),
     Endpoint(

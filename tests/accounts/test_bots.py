@@ -158,3 +158,26 @@ def test_an_admin_suspends_a_bot_and_its_token_stops_working(make_user):
     assert bot.is_active is False
     assert tokens.token_authenticate(secret) is None
     assert Client().get(reverse("people:profile", args=["ann-bot"])).status_code == 404
+
+
+def test_a_program_reads_the_daily_bonus_and_a_bots_refusal_as_json(make_user, settings):
+    from contract.http import BonusGranted, ErrorBody
+    from tests.contract.http_bodies import assert_body
+
+    ann = make_user("ann")
+    settings.DAILY_BONUS_FLOOR = 20_000  # above ann's 10,000: a bonus is due
+    person = Client()
+    person.force_login(ann)
+    answer = person.post(
+        reverse("bonus_claim"), {"time_zone": "Europe/Moscow"}, HTTP_ACCEPT="application/json"
+    )
+    granted = assert_body(answer, BonusGranted)
+    assert answer.status_code == 200 and (granted.amount, granted.balance) == (10_000, 20_000)
+    again = person.post(reverse("bonus_claim"), {}, HTTP_ACCEPT="application/json")
+    assert again.status_code == 409
+    assert assert_body(again, ErrorBody).error.code == "bonus_claimed_today"
+    program = Client()
+    program.force_login(bots.bot_create(owner=ann, username="ann-bot"))
+    refused = program.post(reverse("bonus_claim"), {}, HTTP_ACCEPT="application/json")
+    assert refused.status_code == 409
+    assert assert_body(refused, ErrorBody).error.code == "bonus_not_for_bots"
