@@ -17,6 +17,7 @@ from contract.base import Message, VariantKey
 from contract.codes import LimitKey
 from contract.lobby import Counts, ListedRow, Me
 from contract.registry import Endpoint, Response
+from contract.table_out import HandRecord
 
 # --- shared shapes ---------------------------------------------------------------------
 
@@ -425,6 +426,23 @@ ENDPOINTS = (
             Response(400, "not a `blackjack` or `solo` table", CoachError, ("not_coached",)),
             Response(403, "not seated at this table", CoachError, ("not_seated",)),
             Response(404, "no such table (an HTML page)"),
+            _LOGIN,
+        ),
+        scopes=("read",),
+    ),
+    Endpoint(
+        "get",
+        "/games/{game_id}/record.json",
+        "handRecord",
+        "A game's hand record (docs/hand-record.md), to its players and staff",
+        (
+            Response(
+                200,
+                "the record, as a file download; while the game is in play without its seed "
+                "and server seed (docs/protocol.md §15)",
+                HandRecord,
+            ),
+            Response(404, "no such game among yours (an HTML page)"),
             _LOGIN,
         ),
         scopes=("read",),

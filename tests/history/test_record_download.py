@@ -7,9 +7,11 @@ import random
 import pytest
 from django.urls import reverse
 
+from contract.table_out import HandRecord
 from games.record import replay
 from play.services import moves, seating
 from tables import services
+from tests.contract.http_bodies import assert_body
 from tests.play.live_helpers import play_game_randomly, playing
 
 
@@ -32,6 +34,7 @@ def test_a_player_downloads_the_record_without_its_seed_while_the_game_is_in_pla
     assert response.status_code == 200
     assert "attachment" in response["Content-Disposition"]
     record = response.json()
+    assert_body(response, HandRecord)  # as contract.http's handRecord endpoint defines it
     assert "seed" not in record and record["result"] is None
     assert record["fairness"]["commitment"] == game.commitment
     assert record["fairness"]["server_seed"] is None
@@ -42,7 +45,9 @@ def test_once_over_the_downloaded_record_replays_to_its_stored_result(client, ba
     table, ann, bob = bank
     game = play_game_randomly(table, {ann.pk: ann, bob.pk: bob}, random.Random(3))
     client.force_login(bob)
-    record = client.get(reverse("game_record", args=[game.pk])).json()
+    response = client.get(reverse("game_record", args=[game.pk]))
+    assert_body(response, HandRecord)
+    record = response.json()
     assert record["seed"] == game.seed
     stored = record.pop("result")
     record.pop("table")
@@ -66,3 +71,18 @@ def test_the_chip_statement_links_a_stake_to_its_game_record(client, bank):
     client.force_login(ann if game.state["banker"] == "ann" else _bob)
     html = client.get(reverse("chips")).content.decode()
     assert reverse("game_record", args=[game.pk]) in html
+
+
+def test_a_program_downloads_a_record_with_a_read_token(bank):
+    from django.test import Client
+
+    from accounts import tokens
+
+    table, ann, _bob = bank
+    game = playing(table)
+    _token, secret = tokens.token_create(user=ann, name="bot", scopes=["read"])
+    response = Client().get(
+        reverse("game_record", args=[game.pk]), HTTP_AUTHORIZATION=f"Bearer {secret}"
+    )
+    assert response.status_code == 200
+    assert assert_body(response, HandRecord).fairness.commitment == game.commitment
