@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import http.client
+import json
 import os
 import shutil
 import signal
@@ -45,7 +46,10 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from contract.lobby import LobbyFrame
+from contract.reading import Problem, read
 from tests.conftest import REQUIRE_SERVICES, _missing
+from tests.contract.frames import spec_problem, table_frame_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -383,14 +387,39 @@ document.addEventListener("securitypolicyviolation", (event) => {
 
 
 class Console:
-    """What went wrong in a page: console errors, uncaught exceptions, failed loads."""
+    """What went wrong in a page: console errors, uncaught exceptions, failed loads, and
+    a socket frame the protocol does not describe (the same checks as every socket test
+    client's, tests/contract/frames.py)."""
 
     def __init__(self, page: Any) -> None:
         self.problems: list[str] = []
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
         page.on("requestfailed", self._failed)
+        page.on("websocket", self._socket)
         page.add_init_script(REPORT_CSP_VIOLATIONS)
+
+    def _socket(self, socket: Any) -> None:
+        if "/ws/tables/" in socket.url:
+            socket.on("framereceived", self._table_frame)
+        elif "/ws/lobby/" in socket.url:
+            socket.on("framereceived", self._lobby_frame)
+
+    def _table_frame(self, payload: Any) -> None:
+        problem = table_frame_problem(payload if isinstance(payload, str) else payload.decode())
+        if problem is not None:
+            self.problems.append(f"table frame out of the protocol: {problem}")
+
+    def _lobby_frame(self, payload: Any) -> None:
+        frame = json.loads(payload)
+        found = read(frame, LobbyFrame)
+        problem = (
+            f"{found.reason} at {found.field}: {found.detail}"
+            if isinstance(found, Problem)
+            else spec_problem(frame, "lobby")
+        )
+        if problem is not None:
+            self.problems.append(f"lobby frame out of the protocol: {problem}")
 
     def _console(self, message: Any) -> None:
         if message.type in ("error", "assert"):
