@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 
 class Message(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -32,3 +33,18 @@ VariantKey = Annotated[
     str,
     msgspec.Meta(pattern="^(classic|salon|solo|banker36|blackjack)$", description="a variant key"),
 ]
+
+
+class SeatEvent(Message, kw_only=True):
+    """An event about one seat, which it names (`stand`, `turn`, `leaving`, …)."""
+
+    seat: SeatId
+
+
+class CardToSeatEvent(Message, kw_only=True):
+    """A card to a seat (`deal`, `hit`): `to` is the holder; `card` only in the holder's
+    copy (docs/protocol.md §10)."""
+
+    seat: SeatId
+    to: SeatId
+    card: Card | UnsetType = UNSET

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from contract.base import Message, SeatId, Sha256Hex, VariantKey
+from contract.base import Message, SeatEvent, SeatId, Sha256Hex, VariantKey
 
 GameNumber = Annotated[int, msgspec.Meta(ge=1, description="the game's number at this table")]
 
@@ -27,10 +27,8 @@ class StoodUpEvent(Message, kw_only=True, tag_field="type", tag="stood_up"):
     reason: Literal["away"] | UnsetType = UNSET
 
 
-class LeavingEvent(Message, kw_only=True, tag_field="type", tag="leaving"):
+class LeavingEvent(SeatEvent, kw_only=True, tag_field="type", tag="leaving"):
     """A player stood up (or was removed) during a game; the seat goes when it ends."""
-
-    seat: SeatId
 
 
 class ReadyEvent(Message, kw_only=True, tag_field="type", tag="ready"):
@@ -56,10 +54,8 @@ class ShuffleCommitEvent(Message, kw_only=True, tag_field="type", tag="shuffle_c
     context: ShuffleContext
 
 
-class ClientSeedEvent(Message, kw_only=True, tag_field="type", tag="client_seed"):
+class ClientSeedEvent(SeatEvent, kw_only=True, tag_field="type", tag="client_seed"):
     """That seat's client seed was accepted (not sent for the seed that completes the set)."""
-
-    seat: SeatId
 
 
 class GameStartEvent(Message, kw_only=True, tag_field="type", tag="game_start"):
@@ -77,10 +73,8 @@ class ResumedEvent(Message, kw_only=True, tag_field="type", tag="resumed"):
     """The game's clock runs again (§8.3)."""
 
 
-class AwayEvent(Message, kw_only=True, tag_field="type", tag="away"):
+class AwayEvent(SeatEvent, kw_only=True, tag_field="type", tag="away"):
     """The reconnect grace was granted (§8.4)."""
-
-    seat: SeatId
 
 
 class WaitingForPlayersEvent(Message, kw_only=True, tag_field="type", tag="waiting_for_players"):

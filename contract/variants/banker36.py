@@ -6,7 +6,7 @@ from typing import Literal
 
 from msgspec import UNSET, UnsetType
 
-from contract.base import Card, Message, SeatId
+from contract.base import Card, CardToSeatEvent, Message, SeatEvent, SeatId
 from contract.variants.common import (
     BySeat,
     Count,
@@ -94,16 +94,12 @@ class Banker36CircleStartEvent(Message, kw_only=True, tag_field="type", tag="cir
     order: list[SeatId]
 
 
-class Banker36DealEvent(Message, kw_only=True, tag_field="type", tag="deal"):
+class Banker36DealEvent(CardToSeatEvent, kw_only=True, tag_field="type", tag="deal"):
     """A player's card; `card` only in the holder's copy."""
 
-    seat: SeatId
-    to: SeatId
-    card: Card | UnsetType = UNSET
 
-
-class Banker36TurnEvent(Message, kw_only=True, tag_field="type", tag="turn"):
-    seat: SeatId
+class Banker36TurnEvent(SeatEvent, kw_only=True, tag_field="type", tag="turn"):
+    pass
 
 
 class Banker36BetEvent(Message, kw_only=True, tag_field="type", tag="bet"):
@@ -112,12 +108,8 @@ class Banker36BetEvent(Message, kw_only=True, tag_field="type", tag="bet"):
     all_in: bool
 
 
-class Banker36HitEvent(Message, kw_only=True, tag_field="type", tag="hit"):
+class Banker36HitEvent(CardToSeatEvent, kw_only=True, tag_field="type", tag="hit"):
     """No total: it would tell the hand."""
-
-    seat: SeatId
-    to: SeatId
-    card: Card | UnsetType = UNSET
 
 
 class Banker36StandEvent(Message, kw_only=True, tag_field="type", tag="stand"):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from msgspec import UNSET, UnsetType
 
-from contract.base import Card, Message, SeatId
+from contract.base import Card, CardToSeatEvent, Message, SeatEvent, SeatId
 from contract.variants.common import (
     BySeat,
     Count,
@@ -93,22 +93,16 @@ class ClassicDealEvent(Message, kw_only=True, tag_field="type", tag="deal"):
     hole: Literal[True] | UnsetType = UNSET
 
 
-class ClassicTurnEvent(Message, kw_only=True, tag_field="type", tag="turn"):
+class ClassicTurnEvent(SeatEvent, kw_only=True, tag_field="type", tag="turn"):
     """A decision starts, with a fresh clock."""
 
-    seat: SeatId
+
+class ClassicHitEvent(CardToSeatEvent, kw_only=True, tag_field="type", tag="hit"):
+    pass
 
 
-class ClassicHitEvent(Message, kw_only=True, tag_field="type", tag="hit"):
-    seat: SeatId
-    to: SeatId
-    card: Card | UnsetType = UNSET
-
-
-class ClassicHandOverEvent(Message, kw_only=True, tag_field="type", tag="hand_over"):
+class ClassicHandOverEvent(SeatEvent, kw_only=True, tag_field="type", tag="hand_over"):
     """21 or a bust ended the hand (which, is not said)."""
-
-    seat: SeatId
 
 
 class ClassicStandEvent(Message, kw_only=True, tag_field="type", tag="stand"):

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from contract.base import Card, Message, SeatId
+from contract.base import Card, CardToSeatEvent, Message, SeatEvent, SeatId
 from contract.variants.common import (
     BySeat,
     Count,
@@ -94,10 +94,8 @@ class SalonView(ViewBase, kw_only=True, tag_field="variant", tag="salon"):
     deltas: BySeat
 
 
-class SalonLotEvent(Message, kw_only=True, tag_field="type", tag="lot"):
+class SalonLotEvent(SeatEvent, kw_only=True, tag_field="type", tag="lot"):
     """The game's first banker."""
-
-    seat: SeatId
 
 
 class SalonBankEvent(Message, kw_only=True, tag_field="type", tag="bank"):
@@ -152,20 +150,16 @@ class SalonRevealEvent(Message, kw_only=True, tag_field="type", tag="reveal"):
     natural: Literal[True]
 
 
-class SalonHitEvent(Message, kw_only=True, tag_field="type", tag="hit"):
-    seat: SeatId
-    to: SeatId
-    card: Card | UnsetType = UNSET
+class SalonHitEvent(CardToSeatEvent, kw_only=True, tag_field="type", tag="hit"):
+    pass
 
 
-class SalonHandEndEvent(Message, kw_only=True, tag_field="type", tag="hand_end"):
+class SalonHandEndEvent(SeatEvent, kw_only=True, tag_field="type", tag="hand_end"):
     """21, a bust or the fifth card ended the hand (which, is not said)."""
 
-    seat: SeatId
 
-
-class SalonStandEvent(Message, kw_only=True, tag_field="type", tag="stand"):
-    seat: SeatId
+class SalonStandEvent(SeatEvent, kw_only=True, tag_field="type", tag="stand"):
+    pass
 
 
 class SalonSettleEvent(Message, kw_only=True, tag_field="type", tag="settle"):
