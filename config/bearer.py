@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts import tokens
 from contract.http import ENDPOINTS
+from lib.bodies import rate_limited, refusal
 from play.edge.sockets import (
     CLOSE_FLOODING,
     CLOSE_FORBIDDEN,
@@ -173,15 +174,6 @@ def endpoint_scopes(method: str, path: str) -> tuple[str, ...] | None:
     return None
 
 
-def _refusal(status: int, code: str, message: str, **extra: Any) -> HttpResponse:
-    response = JsonResponse({"error": {"code": code, "message": message, **extra}}, status=status)
-    if status == 401:
-        response["WWW-Authenticate"] = 'Bearer error="invalid_token"'
-    if "retry_after" in extra:
-        response["Retry-After"] = str(extra["retry_after"])
-    return response
-
-
 class BearerRequests:
     """Django middleware (after AuthenticationMiddleware): a request with an
     Authorization header is signed in by its token, or refused — 401 `bad_token`,
@@ -201,29 +193,25 @@ class BearerRequests:
             return self.get_response(request)
         address = str(request.META.get("REMOTE_ADDR", ""))
         if tokens.throttled(address):
-            return _refusal(
-                429,
-                "rate_limited",
-                _throttled_text(),
-                limit=BAD_TOKENS_LIMIT,
-                retry_after=tokens.throttle_retry_after(),
-            )
+            return rate_limited(_throttled_text(), BAD_TOKENS_LIMIT, tokens.throttle_retry_after())
         if in_url:
             tokens.failure_record(address=address, reason="token_in_url")
-            return _refusal(400, "token_in_url", _in_url_text())
+            return refusal("token_in_url", _in_url_text(), 400)
         bearer = tokens.token_authenticate(tokens.secret_of_header(header or ""))
         if bearer is None:
             tokens.failure_record(address=address, reason="bad_token")
-            return _refusal(401, "bad_token", _bad_token_text())
+            response = refusal("bad_token", _bad_token_text(), 401)
+            response["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+            return response
         if scopes is None:
-            return _refusal(
-                403,
+            return refusal(
                 "token_not_accepted",
                 _("Эта страница не принимает токен: только JSON-запросы из docs/protocol.md."),
+                403,
             )
         for needed in scopes:
             if needed not in bearer.scopes:
-                return _refusal(403, "scope_missing", scope_missing_text(needed))
+                return refusal("scope_missing", scope_missing_text(needed), 403)
         request.user = bearer.user
         request.token = bearer  # type: ignore[attr-defined]
         request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
