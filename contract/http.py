@@ -9,15 +9,15 @@ unknown, a string holding a NUL or over its length answers `400` with the field 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from contract.base import Message, VariantKey
+from contract.base import Card, Message, SeatId, Sha256Hex, VariantKey
 from contract.codes import LimitKey
 from contract.lobby import Counts, ListedRow, Me
 from contract.registry import Endpoint, Response
-from contract.table_out import HandRecord
+from contract.table_out import Fairness, HandRecord
 
 # --- shared shapes ---------------------------------------------------------------------
 
@@ -317,6 +317,81 @@ class WebManifest(Message, kw_only=True):
     icons: list[ManifestIcon]
 
 
+# --- the replay page's data and the health check --------------------------------------
+
+
+class ReplayCut(Message, kw_only=True):
+    position: Annotated[int, msgspec.Meta(description="cards lifted from the top")]
+    by: Annotated[
+        Literal["server", "player"],
+        msgspec.Meta(description="`server`: made by the clock for a player who did not cut"),
+    ]
+
+
+class ReplayShuffle(Message, kw_only=True):
+    """One shuffle of the game, as the verifier (docs/fairness.md) redraws it."""
+
+    number: Annotated[int, msgspec.Meta(description="the shuffle's number in the game, from 0")]
+    fresh: Annotated[bool, msgspec.Meta(description="a fresh deck of the variant was shuffled")]
+    pile: Annotated[list[Card], msgspec.Meta(description="else the pile shuffled, in order")]
+    cut: ReplayCut | None
+    passes: Annotated[
+        list[list[Card]],
+        msgspec.Meta(
+            description="the cards dealt from the top, a list per pass (a redeal starts one)"
+        ),
+    ]
+
+
+class ReplayLot(Message, kw_only=True):
+    seats: Annotated[list[SeatId], msgspec.Meta(description="the seats drawn among")]
+    chosen: Annotated[SeatId, msgspec.Meta(description="the first banker drawn")]
+
+
+class ReplayVerify(Message, kw_only=True):
+    """What the page's «Проверить» recomputes in the browser (docs/fairness.md)."""
+
+    variant: VariantKey
+    seed: Sha256Hex
+    fairness: Fairness
+    shuffles: list[ReplayShuffle]
+    lot: ReplayLot | None
+
+
+class Replay(Message, kw_only=True):
+    """A game's replay page's data. While the game is in play only `game`, `status` and
+    `commitment` (its seed is secret until it is over); once over, everything but
+    `commitment`."""
+
+    game: int
+    status: Literal["playing", "finished", "voided"]
+    commitment: Annotated[
+        Sha256Hex | msgspec.UnsetType, msgspec.Meta(description="only while in play")
+    ] = msgspec.UNSET
+    variant: VariantKey | msgspec.UnsetType = msgspec.UNSET
+    seat: Annotated[
+        SeatId | msgspec.UnsetType | None,
+        msgspec.Meta(description="the viewer's seat; null for staff who did not play"),
+    ] = msgspec.UNSET
+    unit: Annotated[
+        str | msgspec.UnsetType,
+        msgspec.Meta(description="the word for the variant's unit, in the viewer's language"),
+    ] = msgspec.UNSET
+    steps: Annotated[
+        list[dict[str, Any]] | msgspec.UnsetType,
+        msgspec.Meta(
+            description="the page's steps (a title, the narration and the scene, in the "
+            "viewer's language): for showing, not for parsing; a program reads the hand "
+            "record (`handRecord`) instead"
+        ),
+    ] = msgspec.UNSET
+    verify: ReplayVerify | msgspec.UnsetType = msgspec.UNSET
+
+
+class Health(Message, kw_only=True):
+    status: Literal["ok", "database unavailable"]
+
+
 # --- the endpoints ---------------------------------------------------------------------
 
 _MALFORMED = (
@@ -573,6 +648,32 @@ ENDPOINTS = (
         request=ReportRequest,
         description="As JSON (`Content-Type: application/json`); a form post answers a page.",
         scopes=("chat",),
+    ),
+    Endpoint(
+        "get",
+        "/history/{game_id}/replay.json",
+        "gameReplay",
+        "The replay page's data: its steps as the viewer saw them and the draws to verify",
+        (
+            Response(200, "the replay (only its commitment while the game is in play)", Replay),
+            Response(404, "no such game among the viewer's (an HTML page)"),
+            _LOGIN,
+        ),
+        description="To the game's players and staff. Built for the replay page "
+        "(`/history/{game_id}/`); `verify` is what docs/fairness.md's verification reads.",
+        scopes=("read",),
+    ),
+    Endpoint(
+        "get",
+        "/healthz",
+        "health",
+        "Whether the site answers and reaches its database (the container's health check)",
+        (
+            Response(200, "it does", Health),
+            Response(503, "the database does not answer", Health),
+        ),
+        description="Answered before the site's middleware: any host name, plain HTTP.",
+        auth="none",
     ),
     Endpoint(
         "get",

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from contract.http import Replay
 from games import shoe
 from games.cards import shoe as fresh_stock
 from games.shuffle import shuffled
@@ -19,6 +20,7 @@ from history.views import GAMES_PER_PAGE
 from play.models import Game
 from play.services import closing, moves, seating
 from tables import services
+from tests.contract.http_bodies import assert_body
 from tests.play.live_helpers import play_game_randomly, playing
 
 
@@ -124,8 +126,10 @@ def test_another_user_cannot_open_a_replay_and_an_admin_can(client, classic, mak
     assert client.get(reverse("game_replay_data", args=[game.pk])).status_code == 404
     client.force_login(make_user("boss", is_staff=True))
     assert client.get(reverse("game_replay", args=[game.pk])).status_code == 200
-    data = client.get(reverse("game_replay_data", args=[game.pk])).json()
-    assert data["seat"] is None and data["steps"]
+    response = client.get(reverse("game_replay_data", args=[game.pk]))
+    replay = assert_body(response, Replay)  # as docs/openapi.yaml's `gameReplay` defines it
+    assert replay.seat is None and replay.steps and replay.status == "finished"
+    assert replay.verify.seed == game.seed  # type: ignore[union-attr]
 
 
 def test_a_game_in_play_shows_its_commitment_and_no_seed(client, bank):
@@ -139,6 +143,7 @@ def test_a_game_in_play_shows_its_commitment_and_no_seed(client, bank):
     data = client.get(reverse("game_replay_data", args=[game.pk]))
     body = data.content.decode()
     assert data.json() == {"game": game.pk, "status": "playing", "commitment": game.commitment}
+    assert_body(data, Replay)
     assert game.server_seed not in body and game.seed not in body
     # Nor is a game in play listed in the history.
     assert (
@@ -150,7 +155,9 @@ def test_a_game_in_play_shows_its_commitment_and_no_seed(client, bank):
 def test_each_step_shows_only_what_the_player_saw_then(client, classic):
     game, ann, bob = classic
     client.force_login(ann)
-    data = client.get(reverse("game_replay_data", args=[game.pk])).json()
+    response = client.get(reverse("game_replay_data", args=[game.pk]))
+    assert_body(response, Replay)
+    data = response.json()
     steps = data["steps"]
     assert data["seat"] == "ann"
     assert len(steps) == len(game.actions) + 2  # the deal, one per move, the result

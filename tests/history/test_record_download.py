@@ -86,3 +86,22 @@ def test_a_program_downloads_a_record_with_a_read_token(bank):
     )
     assert response.status_code == 200
     assert assert_body(response, HandRecord).fairness.commitment == game.commitment
+
+
+def test_a_program_reads_a_replays_data_with_a_read_token_and_not_with_a_chat_one(bank):
+    from django.test import Client
+
+    from accounts import tokens
+    from contract.http import ErrorBody, Replay
+
+    table, ann, _bob = bank
+    game = playing(table)
+    url = reverse("game_replay_data", args=[game.pk])
+    _token, secret = tokens.token_create(user=ann, name="bot", scopes=["read"])
+    response = Client().get(url, HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert response.status_code == 200
+    assert assert_body(response, Replay).commitment == game.commitment
+    _token, chat_only = tokens.token_create(user=ann, name="chat", scopes=["chat"])
+    response = Client().get(url, HTTP_AUTHORIZATION=f"Bearer {chat_only}")
+    assert response.status_code == 403
+    assert assert_body(response, ErrorBody).error.code == "scope_missing"
