@@ -15,7 +15,6 @@ the address is refused even a good token until the hour is over (HTTP 429, close
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +31,7 @@ from play.edge.sockets import (
     CLOSE_FLOODING,
     CLOSE_FORBIDDEN,
     CLOSE_UNAUTHENTICATED,
-    error_frame,
+    handshake_error_text,
     scope_missing_text,
     socket_language,
 )
@@ -143,11 +142,8 @@ async def _refuse(
     message = await receive()
     if message["type"] != "websocket.connect":
         return
-    frame = error_frame(code, text, **extra)
-    if str(scope.get("path", "")).startswith("/ws/tables/"):
-        frame["version"] = None  # every frame of a table socket carries one
     await send({"type": "websocket.accept"})
-    await send({"type": "websocket.send", "text": json.dumps(frame, ensure_ascii=False)})
+    await send({"type": "websocket.send", "text": handshake_error_text(scope, code, text, **extra)})
     await send({"type": "websocket.close", "code": close})
 
 

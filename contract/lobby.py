@@ -283,18 +283,20 @@ def _summary(kind: type[msgspec.Struct]) -> str:
     return " ".join((kind.__doc__ or "").split("\n\n")[0].split())
 
 
+FRAMES: dict[str, type[Message]] = {
+    "lobby": Lobby,
+    "table_added": TableAdded,
+    "table_changed": TableChanged,
+    "table_removed": TableRemoved,
+    "lobby_counts": LobbyCounts,
+    "table_opened": TableOpened,
+    "error": LobbyError,
+}
+
 MESSAGES = (
     SocketMessage("lobby", "send", OpenTable, "open_table", _summary(OpenTable)),
     *(
         SocketMessage("lobby", "receive", kind, name, _summary(kind))
-        for name, kind in (
-            ("lobby", Lobby),
-            ("table_added", TableAdded),
-            ("table_changed", TableChanged),
-            ("table_removed", TableRemoved),
-            ("lobby_counts", LobbyCounts),
-            ("table_opened", TableOpened),
-            ("error", LobbyError),
-        )
+        for name, kind in FRAMES.items()
     ),
 )

@@ -12,8 +12,10 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from contract.lobby import OpenTable
+from contract.base import Message
+from contract.lobby import FRAMES, OpenTable
 from contract.reading import Problem, read
+from lib.jsontext import json_text
 from lib.problems import problem_text
 from lobby import rows as lobby_rows
 from lobby.broadcast import LOBBY_GROUP
@@ -55,6 +57,16 @@ class LobbyConsumer(  # type: ignore[misc]
     # each row's markup (`?html=1`): set by the first message's listing.
     sitter: Sitter | None = None
     html = False
+
+    async def send_json(self, content: Message | dict[str, Any], close: bool = False) -> None:
+        """Send one frame, built as its definition (`contract.lobby.FRAMES` by its `type`):
+        a field the contract does not name, or a required one missing, fails here rather
+        than in a client. Rows and the like inside stay plain data (the suite reads every
+        frame it receives strictly)."""
+        if isinstance(content, dict):
+            fields = dict(content)
+            content = FRAMES[fields.pop("type")](**fields)
+        await self.send(text_data=json_text(content), close=close)
 
     async def connect(self) -> None:
         broadcast.bind_loop()

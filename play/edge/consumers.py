@@ -20,7 +20,9 @@ from msgspec import UNSET
 
 from accounts import sessions
 from contract import table_in
+from contract.base import Message
 from contract.reading import Problem, read
+from contract.table_out import FRAMES, Snapshot
 from lib.jsontext import json_text
 from play.db import selectors
 from play.edge import extensions
@@ -444,9 +446,16 @@ class TableConsumer(  # type: ignore[misc]
         with translation.override(self.language):
             await extension.on_event(self.extended, event["event"])
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        if "version" not in message:  # every server message carries the table's version
-            message = {**message, "version": await self._version()}
+    async def _send(self, message: Message | dict[str, Any]) -> None:
+        """Send one frame. A frame given as its fields (an answer, a presence note, a chat
+        message) is built here as its definition (`contract.table_out.FRAMES` by its
+        `type`): a field the contract does not name, or a required one missing, fails
+        here rather than in a client."""
+        if isinstance(message, dict):
+            fields = dict(message)
+            if "version" not in fields:  # every server message carries the table's version
+                fields["version"] = await self._version()
+            message = FRAMES[fields.pop("type")](**fields)
         await self.send(text_data=json_text(message))
 
     async def _send_snapshot(self) -> None:
@@ -454,7 +463,7 @@ class TableConsumer(  # type: ignore[misc]
         if snapshot is not None:
             await self._send(snapshot)
 
-    def _snapshot(self) -> dict[str, Any] | None:
+    def _snapshot(self) -> Snapshot | None:
         table = Table.objects.filter(pk=self.table_id).first()
         if table is None:
             return None

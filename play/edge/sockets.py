@@ -29,7 +29,10 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts import sessions
 from accounts.throttling import cache_count, seconds_until, window_end
+from contract.lobby import LobbyError
 from contract.reading import Problem
+from contract.table_out import Error as TableError
+from lib.jsontext import json_text
 from lib.problems import problem_text
 from play.edge import connections
 
@@ -232,10 +235,16 @@ def _unavailable_at_connect(scope: dict[str, Any]) -> str:
     if "cookies" not in scope:
         header = dict(scope.get("headers") or []).get(b"cookie", b"").decode("latin-1")
         scope = {**scope, "cookies": parse_cookie(header)}
-    frame = error_frame("unavailable", _unavailable_text(socket_language(scope)))
+    return handshake_error_text(scope, "unavailable", _unavailable_text(socket_language(scope)))
+
+
+def handshake_error_text(scope: dict[str, Any], code: str, text: str, **extra: Any) -> str:
+    """An `error` sent before a socket's consumer runs (a refused token, a database
+    fault), as JSON text, built as its socket's definition: at a table with a null
+    version (every table frame carries one; the table was not read)."""
     if str(scope.get("path", "")).startswith("/ws/tables/"):
-        frame["version"] = None
-    return json.dumps(frame, ensure_ascii=False)
+        return json_text(TableError(code=code, message=text, version=None, **extra))  # type: ignore[arg-type]
+    return json_text(LobbyError(code=code, message=text, **extra))  # type: ignore[arg-type]
 
 
 def _unavailable_text(language: str) -> str:
@@ -477,7 +486,7 @@ class CountedAndSignedIn:
             ),
             **self._REFUSAL_EXTRA,
         }
-        await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+        await self._send(frame)  # built as the socket's definition
         await self.close(code=CLOSE_TOO_MANY_CONNECTIONS)
 
     async def _renew(self) -> None:

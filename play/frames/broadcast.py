@@ -33,6 +33,7 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from contract.table_out import Update
 from lib.group_send import group_send_from_sync
 from lib.jsontext import json_text
 
@@ -166,9 +167,7 @@ def send(group: str, message: dict[str, Any]) -> None:
         logger.exception("broadcast to %s failed", group)
 
 
-def send_frames(
-    table_id: int, spectator: dict[str, Any], players: dict[int, dict[str, Any]]
-) -> None:
+def send_frames(table_id: int, spectator: Update, players: dict[int, Update]) -> None:
     """One change: `players` (user id -> frame) for the seated, `spectator` for everyone
     else. Each frame is encoded once, here, as the JSON text its sockets send as it is:
     not once per socket, and not as nested data that the channel layer packs and every
@@ -178,7 +177,7 @@ def send_frames(
         table_group(table_id),
         {
             "type": "table.frames",
-            "version": spectator["version"],
+            "version": spectator.version,
             "players": {str(user_id): json_text(frame) for user_id, frame in players.items()},
             "spectator": json_text(spectator),
         },

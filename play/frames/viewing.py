@@ -9,13 +9,14 @@ from typing import Any
 
 from django.db import transaction
 
+from contract.table_out import HistoryEntry, Snapshot
 from games import engine
 from play import wall
 from play.db import store
 from play.db.seat_reads import seats_read_connected, table_seats
 from play.db.selectors import connected_users, latest_game
-from play.frames import broadcast
-from play.frames.build import epoch_ms, frame, table_info
+from play.frames import broadcast, build
+from play.frames.build import epoch_ms, table_info
 from play.models import Game, GameEvent
 from tables.models import Table
 
@@ -49,11 +50,11 @@ def frames_on_commit(
     # The table's part is every viewer's alike: built once for all of the change's frames.
     info = table_info(table, common["seats"], common["connected"])
     players = {
-        s.player_id: frame("update", seat=s.seat_id, events=events, info=info, at=at, **common)
+        s.player_id: build.update(seat=s.seat_id, events=events, info=info, at=at, **common)
         for s in common["seats"]
         if s.player_id is not None
     }
-    spectator = frame("update", seat=None, events=events, info=info, at=at, **common)
+    spectator = build.update(seat=None, events=events, info=info, at=at, **common)
     table_id = table.pk
     transaction.on_commit(lambda: broadcast.send_frames(table_id, spectator, players))
 
@@ -76,7 +77,7 @@ def _viewing(
     }
 
 
-def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
+def table_snapshot(*, table: Table, user: Any) -> Snapshot:
     """The full picture for one connection (on connect, on a gap, after a refusal)."""
     common = _viewing(table)
     user_id = getattr(user, "pk", None)
@@ -85,9 +86,7 @@ def table_snapshot(*, table: Table, user: Any) -> dict[str, Any]:
         (s.seat_id for s in common["seats"] if user_id is not None and s.player_id == user_id),
         None,
     )
-    message = frame("snapshot", seat=seat_id, **common)
-    message["history"] = game_history(common["game"], seat_id)
-    return message
+    return build.snapshot(seat=seat_id, history=game_history(common["game"], seat_id), **common)
 
 
 def game_start_event(game: Game) -> dict[str, Any]:
@@ -99,7 +98,7 @@ def game_start_event(game: Game) -> dict[str, Any]:
 HISTORY_TRANSITIONS = 60
 
 
-def game_history(game: Game | None, seat: str | None) -> list[dict[str, Any]]:
+def game_history(game: Game | None, seat: str | None) -> list[HistoryEntry]:
     """The shown game's latest transitions, oldest first, each with its engine version, its
     time and its events as `seat` may see them (`engine.events_for`, as in an update): what
     a page rebuilds its log («Ход игры») from after a reload."""
@@ -116,6 +115,10 @@ def game_history(game: Game | None, seat: str | None) -> list[dict[str, Any]]:
         if action is None:  # the deal: its update began with the game's announcement
             events = [game_start_event(game), *events]
         history.append(
-            {"version": version, "at": epoch_ms(at), "events": engine.events_for(events, holder)}
+            HistoryEntry(
+                version=version,
+                at=epoch_ms(at),  # type: ignore[arg-type]
+                events=engine.events_for(events, holder),
+            )
         )
     return history

@@ -188,13 +188,26 @@ def test_every_lobby_message_is_registered_under_its_type_and_has_a_schema() -> 
 async def test_a_lobby_test_client_fails_on_a_frame_with_an_undocumented_key(
     make_user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Inside the frame: its own fields are built as the definition on the server (below).
     real = lobby_consumers.lobby_listing
-    monkeypatch.setattr(
-        lobby_consumers, "lobby_listing", lambda **filters: {**real(**filters), "extra": 1}
-    )
+
+    def listing(**filters: Any) -> dict[str, Any]:
+        shown = real(**filters)
+        return {**shown, "counts": {**shown["counts"], "extra": 1}}
+
+    monkeypatch.setattr(lobby_consumers, "lobby_listing", listing)
     user = await database_sync_to_async(make_user)()
     with pytest.raises(pytest.fail.Exception, match="extra"):
         await lobby(user)
+
+
+@pytest.mark.asyncio
+async def test_the_server_cannot_build_a_lobby_frame_with_a_field_its_definition_lacks() -> None:
+    consumer = lobby_consumers.LobbyConsumer()
+    with pytest.raises(TypeError, match="extra"):
+        await consumer.send_json({"type": "table_removed", "table": 1, "extra": 1})
+    with pytest.raises(TypeError, match="table"):
+        await consumer.send_json({"type": "table_removed"})
 
 
 def test_only_a_row_of_lobby_json_may_come_without_its_join_verdict() -> None:

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from contract.table_out import MESSAGES, TableFrame
+from contract.table_out import MESSAGES, TableFrame, Update
+from play.edge.consumers import TableConsumer
 from tests.contract.frames import assert_table_frame, table_frame_problem
 
 SEAT = {
@@ -174,3 +175,25 @@ def test_an_event_with_an_undocumented_field_fails_in_an_update_and_in_a_history
     history = [{"version": 0, "at": 1796054367000, "events": [odd]}]
     problem = table_frame_problem(text({**SNAPSHOT, "history": history}))
     assert "history[0].events[0].colour" in (problem or "")
+
+
+@pytest.mark.asyncio
+async def test_the_table_socket_cannot_build_a_frame_with_a_field_its_definition_lacks():
+    """The server's side of the contract: answers given as fields are built as their
+    definition before they are sent (play.edge.consumers), snapshots and updates are built
+    as theirs (play.frames.build)."""
+    consumer = TableConsumer()
+    sent: list[str] = []
+
+    async def send(text_data: str) -> None:
+        sent.append(text_data)
+
+    consumer.send = send  # type: ignore[method-assign]
+    with pytest.raises(TypeError, match="extra"):
+        await consumer._send({"type": "pong", "version": 3, "extra": 1})
+    with pytest.raises(TypeError, match="code"):
+        await consumer._send({"type": "error", "message": "?", "version": 3})
+    await consumer._send({"type": "pong", "version": 3})
+    assert [json.loads(text) for text in sent] == [{"type": "pong", "version": 3}]
+    with pytest.raises(TypeError, match="extra"):
+        Update(extra=1)  # type: ignore[call-arg]

@@ -109,7 +109,7 @@ def _check(variant: str, game: Game, events: list[dict[str, Any]]) -> None:
     SEEN[variant].update(event["type"] for event in events)
     viewers: list[str | None] = [*game.seat_ids, None]
     for viewer in viewers:
-        view = game_info(game, viewer)["view"]  # type: ignore[index]
+        view = game_info(game, viewer).view  # type: ignore[union-attr]
         _fits(view, VIEWS_BY_VARIANT[variant], f"{variant} view for {viewer!r}")
         holder = viewer if viewer in game.seat_ids else None
         for event in engine.events_for(events, holder):
@@ -157,7 +157,7 @@ def test_every_view_and_event_of_random_live_games_fits_the_variant(variant: str
 @pytest.mark.parametrize("variant", list(GAMES))
 def test_any_view_is_read_as_its_variant_by_its_tag(variant: str):
     game = _play(variant, random.Random(f"tag:{variant}"))
-    view = game_info(game, game.seat_ids[0])["view"]  # type: ignore[index]
+    view = game_info(game, game.seat_ids[0]).view  # type: ignore[union-attr]
     assert type(read(view, View)) is VIEWS_BY_VARIANT[variant]
 
 
@@ -248,7 +248,7 @@ def test_a_salon_game_where_nobody_can_hold_the_bank_has_no_banker():
     game = Game(variant="salon", number=1, state=state, players=seats, commitment=COMMITMENT)
     _check("salon", game, events)
     assert events[-1] == {"type": "finished", "reason": "nobody_can_hold_the_bank", "banker": None}
-    assert game_info(game, "ann")["view"]["banker"] is None  # type: ignore[index]
+    assert game_info(game, "ann").view["banker"] is None  # type: ignore[union-attr,index]
 
 
 def test_every_variant_has_a_view_and_events():

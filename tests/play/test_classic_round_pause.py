@@ -99,8 +99,9 @@ def test_a_settled_classic_round_holds_the_next_rounds_clock_back_by_the_pause(m
     assert game.clock_starts_at == settled_at + PAUSE * S
     assert game.deadline == settled_at + (PAUSE + DECISION) * S
     info = game_info(game, None)
-    assert info["clock_starts"] == epoch_ms(settled_at + PAUSE * S)
-    assert info["deadline"] == epoch_ms(settled_at + (PAUSE + DECISION) * S)
+    assert info is not None
+    assert info.clock_starts == epoch_ms(settled_at + PAUSE * S)
+    assert info.deadline == epoch_ms(settled_at + (PAUSE + DECISION) * S)
 
     # A decision's time after the settle is not yet a timeout: the pause came first.
     version = game.state["version"]
@@ -132,7 +133,7 @@ def test_no_round_pause_when_the_setting_is_zero(make_user, clock, settings):
             break
         assert game.clock_starts_at is None
         assert game.deadline == clock.now + DECISION * S
-        assert game_info(game, None)["clock_starts"] is None
+        assert game_info(game, None).clock_starts is None  # type: ignore[union-attr]
         if "settle" in types and "round_start" in types:
             break
     else:
@@ -151,7 +152,7 @@ def test_the_hosts_pause_during_the_round_pause_keeps_the_whole_decision_time(ma
     moves.game_resume(table=table, by=users["host"])
     game.refresh_from_db()
     assert game.deadline == clock.now + DECISION * S
-    assert game_info(game, None)["clock_starts"] is None
+    assert game_info(game, None).clock_starts is None  # type: ignore[union-attr]
 
 
 @pytest.mark.django_db
@@ -173,4 +174,4 @@ def test_a_settled_blackjack_round_holds_the_next_rounds_clock_back_by_its_own_p
     game = stand_until_a_round_settles(table, users, clock)
     assert game.clock_starts_at == clock.now + 3 * S
     assert game.deadline == clock.now + (3 + DECISION) * S
-    assert game_info(game, None)["clock_starts"] == epoch_ms(clock.now + 3 * S)
+    assert game_info(game, None).clock_starts == epoch_ms(clock.now + 3 * S)  # type: ignore[union-attr]

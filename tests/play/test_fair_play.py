@@ -30,6 +30,7 @@ from games import engine, fairness
 from games.cards import shoe
 from games.record import ReplayError, replay
 from games.shuffle import shuffled
+from lib.jsontext import json_text
 from play.clock import sweep
 from play.frames import viewing
 from play.models import Game, GameEvent
@@ -178,9 +179,9 @@ def test_the_commitment_is_published_before_any_client_seed_and_binds_the_server
     pending = table.pending
     assert pending is not None and playing(table) is None  # nothing dealt yet
     commitment = pending["commitment"]
-    frame = viewing.table_snapshot(table=table, user=None)
-    assert frame["table"]["pending"]["commitment"] == commitment
-    assert pending["server_seed"] not in json.dumps(frame)
+    text = json_text(viewing.table_snapshot(table=table, user=None))  # as the socket sends it
+    assert json.loads(text)["table"]["pending"]["commitment"] == commitment
+    assert pending["server_seed"] not in text
     for user in users.values():
         moves.client_seed_give(table=table, player=user, seed=f"mine-{user.pk}")
     game = playing(table)

@@ -4,12 +4,14 @@ after a reload."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 from django.utils import timezone
 
 from games import engine
+from lib.jsontext import json_text
 from play.clock import sweep
 from play.frames import broadcast
 from play.frames.viewing import game_history
@@ -26,7 +28,10 @@ def test_each_transitions_update_carries_the_time_its_history_entry_gives(
     settings.GAME_INTERLUDE_SECONDS = 0
     sent: list[dict] = []
     monkeypatch.setattr(
-        broadcast, "send_frames", lambda table_id, spectator, players: sent.append(spectator)
+        broadcast,
+        "send_frames",
+        # As the spectators' sockets receive it.
+        lambda table_id, spectator, players: sent.append(json.loads(json_text(spectator))),
     )
     users = {u.pk: u for u in (make_user(f"t{i}") for i in range(3))}
     table = services.table_create(variant="banker36", name="Время", stake=10, entry_limit=100)
@@ -58,7 +63,7 @@ def test_each_transitions_update_carries_the_time_its_history_entry_gives(
         if frame["game"] is None or "at" not in frame:
             continue
         game = table.games.get(number=frame["game"]["number"])
-        entries = {entry["version"]: entry["at"] for entry in game_history(game, None)}
+        entries = {entry.version: entry.at for entry in game_history(game, None)}
         assert entries[frame["game"]["view"]["version"]] == frame["at"]
     # A change that is not one of the game's transitions carries no `at`.
     assert all("at" not in frame for frame in sent if not frame.get("events"))
