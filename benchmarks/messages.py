@@ -2,7 +2,8 @@
 that chose the library of the message definitions (contract/). Both model the same
 messages: the `action` command a client sends (bytes in, a checked object out) and a
 blackjack `update` (docs/protocol.md §16.5, read from benchmarks/blackjack_update.json:
-a dict as the frame builders make it, checked and encoded). The baseline is what the
+a dict as the frame builders made it, checked and encoded; and built as the frame builders
+make it now, as contract.table_out structs, and encoded). The baseline is what the
 socket did before: the standard library's json and a hand-written check in, orjson out.
 
     python -m benchmarks.messages [--rounds N]
@@ -234,6 +235,39 @@ def _time(run: Callable[[], Any], rounds: int, batch: int = 2000) -> float:
     return statistics.median(samples)
 
 
+def _as_dicts(frame: dict[str, Any]) -> dict[str, Any]:
+    """The update made as play.frames.build made it before: nested dict literals."""
+    table, game = frame["table"], frame["game"]
+    return {
+        **frame,
+        "table": {**table, "seats": [dict(seat) for seat in table["seats"]]},
+        "you": dict(frame["you"]),
+        "game": {**game, "view": game["view"]},
+    }
+
+
+def _as_contract(frame: dict[str, Any]) -> Any:
+    """The update made as play.frames.build makes it now: contract.table_out's structs
+    around the engine's plain view and events."""
+    from contract import table_out
+
+    table, game = frame["table"], frame["game"]
+    info = table_out.TableInfo(
+        **{key: value for key, value in table.items() if key != "seats"},
+        closing=False,  # fields the saved frame predates
+        bots=False,
+        seats=[table_out.TableSeat(**seat, bot=False) for seat in table["seats"]],
+    )
+    return table_out.Update(
+        version=frame["version"],
+        server_time=frame["server_time"],
+        table=info,
+        you=table_out.You(**frame["you"]),
+        game=table_out.GameInfo(**game),
+        events=frame["events"],
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -253,6 +287,20 @@ def main() -> None:
             "msgspec (strict, unknown fields refused)",
             _time(lambda: action_decoder.decode(ACTION), rounds),
             _time(lambda: encoder.encode(msgspec.convert(FRAME, MUpdate, strict=True)), rounds),
+        )
+    )
+    rows.append(
+        (
+            "built as dict literals; orjson (the old builders)",
+            _time(lambda: _hand_checked(ACTION), rounds),
+            _time(lambda: orjson.dumps(_as_dicts(FRAME)), rounds),
+        )
+    )
+    rows.append(
+        (
+            "built as contract.table_out; msgspec (now)",
+            _time(lambda: action_decoder.decode(ACTION), rounds),
+            _time(lambda: encoder.encode(_as_contract(FRAME)), rounds),
         )
     )
     models = _pydantic_models()

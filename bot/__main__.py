@@ -6,7 +6,9 @@ import argparse
 import asyncio
 import os
 import sys
+from pathlib import Path
 
+from bot.frames import DEFAULT_SPEC_DIR, Spec
 from bot.lobby import LobbyRefused, find_table, open_table
 from bot.player import Bot, BotStopped, Options
 from bot.transport import WebTransport
@@ -51,6 +53,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--decision-seconds", type=int, help="--open: the table's decision clock (5-120)"
     )
+    p.add_argument(
+        "--spec",
+        type=Path,
+        default=DEFAULT_SPEC_DIR,
+        help="the directory of asyncapi.yaml and openapi.yaml (default: this checkout's docs/)",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the outcome")
     return p
 
@@ -60,6 +68,7 @@ async def main(argv: list[str] | None = None) -> int:
     if not args.token:
         print("a token is needed: --token or $BOT_TOKEN (bot/README.md)", file=sys.stderr)
         return 2
+    spec = Spec.load(args.spec)
     transport = WebTransport(args.server, args.token)
     try:
         if args.open:
@@ -68,17 +77,18 @@ async def main(argv: list[str] | None = None) -> int:
                 args.open,
                 seat_count=args.seats,
                 decision_seconds=args.decision_seconds,
+                spec=spec,
             )
             print(f"opened table {table}: {args.server}/tables/{table}/")
         elif args.join:
-            table = await find_table(transport, args.join)
+            table = await find_table(transport, args.join, spec=spec)
             print(f"joining table {table}")
         else:
             table = args.table
         bot = Bot(
             transport,
             table,
-            Options(rounds=args.rounds, ai=args.ai, ai_level=args.ai_level),
+            Options(rounds=args.rounds, ai=args.ai, ai_level=args.ai_level, spec=spec),
             log=None if args.quiet else print,
         )
         outcome = await bot.run()

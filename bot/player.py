@@ -23,10 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot import policy
-from bot.frames import Frame, command_text, table_frame_problem
+from bot.frames import Frame, Spec, default_spec
 from bot.transport import Closed, Socket, Transport
-from contract.http import Coach
-from contract.reading import Problem, read
 from games import fairness
 
 # Close codes after which reconnecting cannot help (§2.4): the session or token is no
@@ -67,8 +65,11 @@ class Options:
     leave: bool = True
     """Stand up once the game has ended."""
     strict: bool = False
-    """Raise `ProtocolMismatch` on a frame the contract does not describe (tests);
-    otherwise it is logged and the bot goes on."""
+    """Raise `ProtocolMismatch` on a frame the spec does not describe (tests); otherwise
+    it is logged and the bot goes on."""
+    spec: Spec | None = None
+    """The published spec the bot checks what it sends and receives against (None: this
+    checkout's docs/asyncapi.yaml and docs/openapi.yaml)."""
     idle_seconds: float = 5.0
     """Without a frame for this long, ask for a snapshot."""
     first_pause: float = 0.5
@@ -106,6 +107,7 @@ class Bot:
         self.transport = transport
         self.table_id = table_id
         self.options = options or Options()
+        self.spec = self.options.spec or default_spec()
         self._print = log or (lambda line: None)
         self.outcome = Outcome(table_id, "")
         # Ids unique to this run: a user's ids must never repeat at a table (§5.4).
@@ -179,7 +181,7 @@ class Bot:
 
     def _read(self, text: str) -> Frame:
         frame = json.loads(text)
-        problem = table_frame_problem(frame)
+        problem = self.spec.message_problem("table", "receive", frame)
         if problem is not None:
             if self.options.strict:
                 raise ProtocolMismatch(f"{problem}\n{text}")
@@ -191,11 +193,11 @@ class Bot:
         await socket.send(text)
 
     async def _request(self, socket: Socket, kind: str) -> None:
-        await self._send(socket, command_text(kind, {"type": kind}))
+        await self._send(socket, self.spec.send_text("table", {"type": kind}))
 
     async def _command(self, socket: Socket, kind: str, **fields: Any) -> None:
         ident = next(self._ids)
-        text = command_text(kind, {"type": kind, "id": ident, **fields})
+        text = self.spec.send_text("table", {"type": kind, "id": ident, **fields})
         self.outstanding = (ident, text)
         self.outcome.commands += 1
         self.log(f"→ {text}")
@@ -416,9 +418,9 @@ class Bot:
             status, body = await self.transport.get_json(path)
             if status != 200 or not isinstance(body, dict):
                 raise BotStopped(f"GET {path} answered {status}: {body!r}")
-            problem = read(body, Coach)
-            if isinstance(problem, Problem):
-                message = f"the coach's answer does not fit its spec: {problem.detail}"
+            problem = self.spec.body_problem("coach", 200, body)
+            if problem is not None:
+                message = f"the coach's answer does not fit its spec: {problem}"
                 if self.options.strict:
                     raise ProtocolMismatch(message)
                 self.log(message)

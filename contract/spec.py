@@ -96,6 +96,8 @@ def _events_by_variant(components: dict[str, Any], refs: tuple[dict[str, Any], .
         name = f"{variant.capitalize()}Events"
         components[name] = {
             "description": f"an event at a `{variant}` table: the variant's or the platform's",
+            # Machine-readable: a client picks the events of its table's variant by it.
+            "x-variant": variant,
             **schema,
         }
         names.append(name)

@@ -202,14 +202,17 @@ def test_games_imports_nothing_but_itself_and_the_standard_library():
 
 
 def test_the_contract_imports_nothing_but_itself_msgspec_and_the_standard_library():
-    # A client (the reference bot) imports the message definitions without Django.
+    # Pure: the specs are generated from it (`make spec`) without Django.
     assert _outside_imports("contract", {"msgspec", "yaml"}) == []
 
 
-def test_the_reference_bot_imports_only_the_contract_the_rules_engine_and_its_client_libraries():
-    # The bot is a client of the published protocol: the message definitions and the pure
-    # strategy code, never the server's Django apps.
-    assert _outside_imports("bot", {"contract", "games", "msgspec", "websockets"}) == []
+def test_the_reference_bot_imports_only_the_rules_engine_and_its_client_libraries():
+    # The bot is a client of the published protocol: it reads docs/asyncapi.yaml and
+    # docs/openapi.yaml (yaml, jsonschema), never the server's code, not even `contract`;
+    # `games` is the pure strategy code the coach's figures come from.
+    assert (
+        _outside_imports("bot", {"games", "jsonschema", "referencing", "yaml", "websockets"}) == []
+    )
 
 
 def test_the_cycle_check_sees_imports_inside_functions_and_relative_ones(tmp_path):

@@ -1,9 +1,12 @@
 """The reference bot over the production stack — daphne, a Celery worker and beat on
 PostgreSQL and Redis, as subprocesses — with nothing but a personal access token and the
-real transport (`websockets`, `urllib`): a full game of every variant. `salon` and
-`banker36` are played by two bots, one after the other (a player sits at one chip table
-at a time); `classic` (against an AI seat), `blackjack` and `solo` by a third player's
-bots at the same time. Each bot opens its table through the lobby socket."""
+real transport (`websockets`, `urllib`): a full game of every variant, played by bot
+accounts as an outside programmer would register them (`/account/bots/`), each with its own
+token. `salon` and `banker36` are played by two bots, one after the other (a player sits at
+one chip table at a time) at tables opened with `bots_allowed` — the chip variants keep bots
+out by default — on chips an administrator granted them (bots get none of the site's);
+`classic` (against an AI seat), `blackjack` and `solo` by a third owner's bot at the same
+time. Each bot opens its table through the lobby socket."""
 
 from __future__ import annotations
 
@@ -17,8 +20,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
+from accounts import bots as bot_accounts
 from accounts import tokens
 from accounts.models import User
+from accounts.services import chips_adjust, wallet_for
 from bot.lobby import open_table
 from bot.player import Bot, Options, Outcome
 from bot.transport import WebTransport
@@ -59,6 +64,29 @@ def player_token(name: str) -> str:
 
 
 @database_sync_to_async
+def bot_token(owner_name: str, name: str, chips: int = 0) -> str:
+    """A bot account of a new player `owner_name`, with `chips` granted by an admin, and a
+    token of the bot's, as its owner makes them at /account/bots/."""
+    owner = User.objects.create_user(
+        owner_name, email=f"{owner_name}@example.com", password="unused-Pass-42"
+    )
+    bot = bot_accounts.bot_create(owner=owner, username=name)
+    if chips:
+        admin = User.objects.filter(username="admin").first() or User.objects.create_superuser(
+            "admin", email="admin@example.com", password="unused-Pass-42"
+        )
+        chips_adjust(
+            wallet=wallet_for(bot),
+            amount=chips,
+            memo="chips for a bot test",
+            by=admin,
+            idempotency_key=f"bot-test-{name}",
+        )
+    _token, secret = tokens.token_create(user=bot, name="play", scopes=["read", "play"])
+    return str(secret)
+
+
+@database_sync_to_async
 def stored_games(table_id: int) -> list[tuple[int, str]]:
     return list(
         Game.objects.filter(table_id=table_id).order_by("number").values_list("number", "status")
@@ -69,7 +97,9 @@ async def test_the_bot_plays_a_full_game_of_every_variant_on_the_production_stac
     stack: Stack,
 ) -> None:
     server = f"http://127.0.0.1:{stack.port}"
-    ann, bob, cat = [WebTransport(server, await player_token(n)) for n in ("ann", "bob", "cat")]
+    ann = WebTransport(server, await bot_token("ann", "ann-bot", chips=5000))
+    bob = WebTransport(server, await bot_token("bob", "bob-bot", chips=5000))
+    cat = WebTransport(server, await bot_token("cat", "cat-bot"))
     outcomes: dict[str, list[Outcome]] = {}
 
     async def bots(variant: str, host: WebTransport, *others: WebTransport, **fields: Any) -> None:
@@ -81,8 +111,8 @@ async def test_the_bot_plays_a_full_game_of_every_variant_on_the_production_stac
         assert games and games[-1][1] == Game.Status.FINISHED, (variant, games)
 
     async def chip_games() -> None:
-        await bots("salon", ann, bob, seat_count=2)
-        await bots("banker36", ann, bob, seat_count=2)
+        await bots("salon", ann, bob, seat_count=2, bots_allowed=True)
+        await bots("banker36", ann, bob, seat_count=2, bots_allowed=True)
 
     async def scenario() -> None:
         await asyncio.gather(

@@ -780,7 +780,21 @@ async def salon(run: Run, make_user: Any) -> None:
     await run.send("bob", {"type": "action", "action": "cut", "position": 84, "version": late})
 
 
+async def idempotency(run: Run, make_user: Any) -> None:
+    """§5.4: a command resent under its id, and another command under the same id."""
+    from tables import services
+
+    (bob,) = await _users(make_user, "bob")
+    table = await _create(services.table_create, variant="classic", name="Ids", created_by=bob)
+    # Only bob's answers: the exchange is about them.
+    run.styles.append(lambda name, frame: "whole" if frame["type"] == "ack" else "")
+    await run.open("bob", table.pk, bob)
+    for kind in ("sit", "sit", "stand"):
+        await run.send("bob", {"type": kind, "id": "s1"}, id=False)
+
+
 SESSIONS: dict[str, Script] = {
+    "5.4": idempotency,
     "16.1": classic,
     "16.2": salon,
     "16.3": solo,
