@@ -53,7 +53,8 @@ class ChatExtension:
             {
                 "type": "chat_history",
                 "messages": [delivery.frame(m, None)["message"] for m in messages],
-                "can_write": connection.user_id is not None,
+                # A token without `chat` reads the chat but may not write (§17.2).
+                "can_write": connection.user_id is not None and connection.may("chat"),
             }
         )
 

@@ -119,6 +119,9 @@ class TableConsumer(  # type: ignore[misc]
             session_user_id=(
                 self.user.pk if self.user is not None and self.user.is_authenticated else None
             ),
+            token_scopes=(
+                frozenset(self.scope["token"]["scopes"]) if self.scope.get("token") else None
+            ),
         )
         for extension in extensions.registered():
             try:

@@ -42,12 +42,19 @@ class Connection:
     # never reach that user (chat held from a seated player) must not reach their shared
     # screen either. None for a session signed in as no one.
     session_user_id: int | None = None
+    # The scopes of the access token the socket signed in with (docs/protocol.md
+    # §2.2.1); None for a session, which may do everything its user may.
+    token_scopes: frozenset[str] | None = None
     # Each extension's own state for this connection, under its name.
     state: dict[str, Any] = field(default_factory=dict)
 
     @property
     def user_id(self) -> int | None:
         return getattr(self.user, "pk", None)
+
+    def may(self, scope: str) -> bool:
+        """Whether the socket's sign-in allows `scope` (a session allows every scope)."""
+        return self.token_scopes is None or scope in self.token_scopes
 
 
 class TableExtension(Protocol):

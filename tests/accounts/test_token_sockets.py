@@ -224,3 +224,27 @@ async def test_a_handshake_without_a_token_still_needs_our_origin():
     communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=[(b"host", b"x")])
     connected, _ = await communicator.connect()
     assert not connected
+
+
+@database_sync_to_async
+def a_table_with_a_chat_message() -> Table:
+    from chat import services as chat_services
+
+    table = services.table_create(variant="classic", name="talk")
+    author = User.objects.create_user(username="talker", password="x-correct-9")
+    chat_services.message_post(table_id=table.pk, author=author, text="Привет")
+    return table
+
+
+@pytest.mark.parametrize(("scopes", "can_write"), [(["read"], False), (["read", "chat"], True)])
+async def test_the_chat_history_says_a_token_may_write_only_with_the_chat_scope(
+    scopes: list[str], can_write: bool
+) -> None:
+    table = await a_table_with_a_chat_message()
+    _user, _token, secret = await token_of(f"reader-{len(scopes)}", scopes)
+    bot = await Bot.open(f"/ws/tables/{table.pk}/", secret)
+    assert (await bot.recv())["type"] == "snapshot"
+    history = await bot.recv()
+    assert history["type"] == "chat_history" and history["messages"][0]["text"] == "Привет"
+    assert history["can_write"] is can_write
+    await bot.close()
