@@ -119,6 +119,9 @@ class LedgerEntry(models.Model):
         PAYOUT = "payout", _("Выигрыш")
         REFUND = "refund", _("Возврат ставки")
         DAILY_BONUS = "daily_bonus", _("Ежедневный бонус")
+        TOURNAMENT_BUY_IN = "tournament_buy_in", _("Взнос за турнир")
+        TOURNAMENT_REFUND = "tournament_refund", _("Возврат взноса за турнир")
+        TOURNAMENT_PRIZE = "tournament_prize", _("Приз турнира")
 
     source = models.ForeignKey(
         Account, verbose_name=_("откуда"), on_delete=models.PROTECT, related_name="+"

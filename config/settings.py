@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "people",
     "chat",
     "moderation",
+    "tournaments",
 ]
 
 MIDDLEWARE = [
@@ -244,6 +245,13 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Chat messages older than CHAT_RETENTION_DAYS are deleted hourly (chat.tasks): one
     # indexed delete per batch, nothing when there is nothing to delete.
+    # Tournaments open registration, start and end on time (tournaments.tasks): a few
+    # indexed reads when nothing is due.
+    "tournaments-advance": {
+        "task": "tournaments.tasks.tournaments_advance",
+        "schedule": 5.0,
+        "options": {"expires": 5.0},
+    },
     "chat-prune": {
         "task": "chat.tasks.chat_prune",
         "schedule": 3600.0,

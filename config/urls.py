@@ -65,4 +65,5 @@ urlpatterns = [
     path("", include("insights.urls")),
     path("", include("people.urls")),
     path("", include("moderation.urls")),
+    path("", include("tournaments.urls")),
 ]

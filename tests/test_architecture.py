@@ -43,6 +43,7 @@ LAYERS = (
     "people",
     "chat",
     "moderation",
+    "tournaments",
     "config",
 )
 APPS = LAYERS

@@ -4,6 +4,7 @@ in one language only, and only once there is something to show."""
 
 from __future__ import annotations
 
+import datetime
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +22,7 @@ from play.models import Game
 from play.services import moves, seating
 from tables.variants import VARIANTS
 from tests.play.live_helpers import game_over, play_step, playing
+from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +45,8 @@ NOT_PAGES = {
     "people:invite_send",
     "people:invite_dismiss",
     "moderation:notice_read",
+    "tournament_register",
+    "tournament_withdraw",
 }
 
 
@@ -137,7 +141,42 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
         "people:friends_panel": [reverse("people:friends_panel")],
         "people:friends_json": [reverse("people:friends_json")],
         "moderation:report": [reverse("moderation:report") + "?player=bob"],
+        "tournaments": [reverse("tournaments"), reverse("tournaments") + "?variant=solo"],
+        "tournament": [reverse("tournament", args=[_an_event(ann, bob).pk])],
     }
+
+
+def _an_event(ann: Any, bob: Any) -> Any:
+    """A finished tournament ann won against bob: every part of its page is shown."""
+    from django.utils import timezone
+
+    from tournaments.models import Entry
+    from tournaments.services import (
+        entry_register,
+        tournament_finish,
+        tournament_registration_open,
+        tournament_start,
+    )
+
+    now = timezone.now()
+    event = Tournament.objects.create(
+        name="Заезд",
+        variant="blackjack",
+        format=Tournament.Format.DUPLICATE,
+        registration_opens_at=now,
+        starts_at=now + datetime.timedelta(minutes=1),
+        ends_at=now + datetime.timedelta(hours=1),
+        buy_in=10,
+        min_account_age_days=1,
+        min_games_played=0,
+    )
+    tournament_registration_open(tournament=event)
+    joined = now + datetime.timedelta(days=2)  # the accounts are a day old by then
+    for user in (ann, bob):
+        entry_register(tournament_id=event.pk, player=user, now=joined)
+    tournament_start(tournament=event)
+    Entry.objects.filter(tournament=event, player=ann).update(stack=2000)
+    return tournament_finish(tournament=event)
 
 
 def test_the_list_of_pages_names_every_named_url_but_the_posted_ones(veteran):

@@ -1,0 +1,75 @@
+"""The tournaments page and an event's page: what a player sees, registers and withdraws."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from accounts.services import wallet_for
+from tests.tournaments.helpers import make_tournament
+from tournaments.models import Entry, Tournament
+from tournaments.services import (
+    tournament_finish,
+    tournament_registration_open,
+    tournament_start,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_list_shows_upcoming_running_and_finished_events_by_variant(client):
+    upcoming = tournament_registration_open(tournament=make_tournament(name="Скоро БД"))
+    make_tournament(name="Классика вечером", variant="classic")
+    page = client.get(reverse("tournaments")).content.decode()
+    assert "Скоро БД" in page and "Классика вечером" in page
+    assert reverse("tournament", args=[upcoming.pk]) in page
+    page = client.get(reverse("tournaments"), {"variant": "classic"}).content.decode()
+    assert "Классика вечером" in page and "Скоро БД" not in page
+    assert client.get(reverse("tournaments"), {"variant": "poker"}).status_code == 200
+
+
+def test_a_player_registers_and_withdraws_on_the_events_page(client, make_user):
+    tournament = tournament_registration_open(tournament=make_tournament(buy_in=100))
+    ann = make_user("ann")
+    url = reverse("tournament", args=[tournament.pk])
+    page = client.get(url).content.decode()
+    assert tournament.commitment in page and tournament.server_seed not in page
+    assert "Войдите, чтобы зарегистрироваться." in page
+    client.force_login(ann)
+    before = wallet_for(ann).balance
+    assert "Зарегистрироваться за 100" in client.get(url).content.decode()
+    response = client.post(reverse("tournament_register", args=[tournament.pk]), follow=True)
+    page = response.content.decode()
+    assert "Вы зарегистрированы." in page and 'data-player="ann"' in page
+    assert wallet_for(ann).balance == before - 100
+    response = client.post(reverse("tournament_register", args=[tournament.pk]), follow=True)
+    assert "Вы уже зарегистрированы." in response.content.decode()
+    response = client.post(reverse("tournament_withdraw", args=[tournament.pk]), follow=True)
+    assert "взнос возвращён" in response.content.decode()
+    assert wallet_for(ann).balance == before
+
+
+def test_registration_needs_a_signed_in_post(client):
+    tournament = tournament_registration_open(tournament=make_tournament())
+    url = reverse("tournament_register", args=[tournament.pk])
+    assert "/login/" in client.post(url)["Location"]
+    assert reverse("tournament_register", args=[10**6]).endswith("/register/")
+
+
+def test_a_finished_events_page_shows_places_prizes_and_the_revealed_seed(client, make_user):
+    tournament = tournament_registration_open(tournament=make_tournament(buy_in=100))
+    from django.utils import timezone
+
+    from tournaments.services import entry_register
+
+    users = [make_user(f"p{i}") for i in range(2)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    tournament_start(tournament=tournament)
+    Entry.objects.filter(player=users[1]).update(stack=1500)
+    tournament = tournament_finish(tournament=tournament)
+    assert tournament.status == Tournament.Status.FINISHED
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    assert tournament.server_seed in page and "Итоги" in page
+    row = page[page.index('data-player="p1"') :]
+    assert "200" in row[: row.index("</tr>")]

@@ -1,0 +1,187 @@
+"""A tournament and its entries (docs/tournaments.md).
+
+A tournament's chips: every buy-in moves from the entrant's wallet into the event's escrow
+account (`escrow:tournament:<id>`) through the one ledger; prizes leave it by place, a
+withdrawal or a cancellation refunds from it. A freeroll's prizes are granted by the house
+when the event ends. Tournament stacks are counters of the event, never wallet chips.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from tables.variants import variant_choices
+
+
+class Tournament(models.Model):
+    class Format(models.TextChoices):
+        DUPLICATE = "duplicate", _("дубликатный заезд")
+        SIT_AND_GO = "sit_and_go", _("сит-энд-гоу")
+        MULTI_TABLE = "multi_table", _("многостоловый")
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", _("запланирован")
+        REGISTERING = "registering", _("регистрация")
+        RUNNING = "running", _("идёт")
+        FINISHED = "finished", _("завершён")
+        CANCELLED = "cancelled", _("отменён")
+
+    class Repeat(models.TextChoices):
+        ONCE = "once", _("один раз")
+        HOURLY = "hourly", _("каждый час")
+        DAILY = "daily", _("каждый день")
+        WEEKLY = "weekly", _("каждую неделю")
+
+    name = models.CharField(_("название"), max_length=80)
+    variant = models.CharField(_("вариант"), max_length=16, choices=variant_choices())
+    format = models.CharField(_("формат"), max_length=16, choices=Format.choices)
+    status = models.CharField(
+        _("состояние"), max_length=12, choices=Status.choices, default=Status.SCHEDULED
+    )
+    repeat = models.CharField(
+        _("повтор"),
+        max_length=8,
+        choices=Repeat.choices,
+        default=Repeat.ONCE,
+        help_text=_("Когда событие закончится, следующее такое же будет создано само."),
+    )
+    registration_opens_at = models.DateTimeField(_("регистрация открывается"))
+    starts_at = models.DateTimeField(_("начало"))
+    ends_at = models.DateTimeField(
+        _("конец окна"), help_text=_("К этому времени все партии турнира должны закончиться.")
+    )
+    late_registration_minutes = models.PositiveIntegerField(
+        _("поздняя регистрация, минут"),
+        default=0,
+        help_text=_(
+            "Сколько минут после начала ещё можно зарегистрироваться (где формат позволяет)."
+        ),
+    )
+    buy_in = models.PositiveIntegerField(
+        _("взнос"), default=0, help_text=_("Фишки с кошелька в призовой фонд; 0 — фриролл.")
+    )
+    freeroll_pool = models.PositiveIntegerField(
+        _("призовой фонд фриролла"),
+        default=0,
+        help_text=_("Фишки, которые дом раздаёт призёрам фриролла."),
+    )
+    max_entrants = models.PositiveIntegerField(
+        _("мест"), validators=[MinValueValidator(2), MaxValueValidator(1000)], default=16
+    )
+    min_entrants = models.PositiveIntegerField(
+        _("минимум участников"),
+        validators=[MinValueValidator(1)],
+        default=2,
+        help_text=_("Если к началу участников меньше, турнир отменяется и взносы возвращаются."),
+    )
+    rounds = models.PositiveIntegerField(
+        _("раундов"), validators=[MinValueValidator(1), MaxValueValidator(200)], default=10
+    )
+    starting_stack = models.PositiveIntegerField(
+        _("турнирный стек"), validators=[MinValueValidator(1)], default=1000
+    )
+    min_account_age_days = models.PositiveIntegerField(
+        _("возраст аккаунта, дней"), default=0, help_text=_("Не моложе стольких дней.")
+    )
+    min_games_played = models.PositiveIntegerField(
+        _("сыграно игр"), default=0, help_text=_("Не меньше стольких сыгранных игр.")
+    )
+    # The duplicate shoe's server seed: drawn when registration opens, its commitment
+    # published then, the seed itself only once the tournament is over (docs/fairness.md).
+    server_seed = models.CharField(max_length=64, blank=True, editable=False)
+    commitment = models.CharField(_("обязательство"), max_length=64, blank=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("создал"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(_("создан"), auto_now_add=True)
+    # The event this one repeats (the next is made from it when it ends).
+    previous = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="next_event"
+    )
+
+    class Meta:
+        verbose_name = _("турнир")
+        verbose_name_plural = _("турниры")
+        ordering = ["starts_at", "id"]
+        indexes = [models.Index(fields=["status", "starts_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(registration_opens_at__lte=models.F("starts_at"))
+                & models.Q(starts_at__lt=models.F("ends_at")),
+                name="tournament_times_in_order",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(min_entrants__lte=models.F("max_entrants")),
+                name="tournament_min_entrants_within_cap",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def escrow_code(self) -> str:
+        return f"escrow:tournament:{self.pk}"
+
+    @property
+    def freeroll(self) -> bool:
+        return self.buy_in == 0
+
+    @property
+    def registration_closes_at(self) -> datetime.datetime:
+        return self.starts_at + datetime.timedelta(minutes=self.late_registration_minutes)
+
+
+class Entry(models.Model):
+    class Status(models.TextChoices):
+        REGISTERED = "registered", _("зарегистрирован")
+        WITHDRAWN = "withdrawn", _("снялся")
+        REFUNDED = "refunded", _("взнос возвращён")
+        FINISHED = "finished", _("доиграл")
+
+    tournament = models.ForeignKey(
+        Tournament, verbose_name=_("турнир"), on_delete=models.CASCADE, related_name="entries"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("игрок"),
+        on_delete=models.PROTECT,
+        related_name="tournament_entries",
+    )
+    status = models.CharField(
+        _("состояние"), max_length=12, choices=Status.choices, default=Status.REGISTERED
+    )
+    # How many times this player has registered for this event (a withdrawal and a
+    # second registration make a new buy-in with a key of its own).
+    attempt = models.PositiveIntegerField(default=1)
+    registered_at = models.DateTimeField(_("зарегистрирован"), auto_now_add=True)
+    stack = models.BigIntegerField(_("стек"), null=True, blank=True)
+    place = models.PositiveIntegerField(_("место"), null=True, blank=True)
+    prize = models.PositiveIntegerField(_("приз"), default=0)
+
+    class Meta:
+        verbose_name = _("участие")
+        verbose_name_plural = _("участия")
+        ordering = ["tournament", "place", "registered_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player"], name="entry_one_per_player_and_tournament"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.tournament}"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.REGISTERED, self.Status.FINISHED)

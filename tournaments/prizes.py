@@ -1,0 +1,56 @@
+"""Prizes by place (docs/tournaments.md, «Prizes»): pure arithmetic, no Django.
+
+The pool is split by the table for the field's size; each place's prize is its share of
+the pool rounded down, and the chips the rounding leaves go to first place, so the whole
+pool is paid. Entrants tied on a place split the prizes of the places they hold together
+equally; the chips that split leaves go one each to the tied entrants in their order of
+registration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+# (largest field it applies to, the places' shares in per cent); the last has no limit.
+PRIZE_TABLE: tuple[tuple[int | None, tuple[int, ...]], ...] = (
+    (5, (100,)),
+    (15, (50, 30, 20)),
+    (40, (40, 25, 15, 10, 10)),
+    (None, (30, 20, 14, 10, 8, 7, 6, 5)),
+)
+
+Key = TypeVar("Key")
+
+
+def shares(entrants: int) -> tuple[int, ...]:
+    """The places' shares of the pool, in per cent, for a field of `entrants`."""
+    for limit, row in PRIZE_TABLE:
+        if limit is None or entrants <= limit:
+            return row[: max(entrants, 1)]
+    raise AssertionError("the last row has no limit")  # pragma: no cover
+
+
+def place_prizes(pool: int, entrants: int) -> list[int]:
+    """Each paid place's prize, first place first; they add up to `pool`."""
+    row = shares(entrants)
+    prizes = [pool * share // sum(row) for share in row]
+    prizes[0] += pool - sum(prizes)
+    return prizes
+
+
+def payouts(pool: int, ranking: Sequence[Sequence[Key]]) -> dict[Key, int]:
+    """Every entrant's prize. `ranking`: the entrants by place, tied ones in one group,
+    each group in order of registration."""
+    entrants = sum(len(group) for group in ranking)
+    prizes = place_prizes(pool, entrants)
+    paid: dict[Key, int] = {}
+    place = 0
+    for group in ranking:
+        held = prizes[place : place + len(group)]
+        total = sum(held)
+        each, left = divmod(total, len(group))
+        for index, key in enumerate(group):
+            paid[key] = each + (1 if index < left else 0)
+        place += len(group)
+    return paid

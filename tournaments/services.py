@@ -1,0 +1,297 @@
+"""Every write of a tournament, each in one transaction under the tournament's row lock
+(docs/tournaments.md): registration races at the cap register exactly the cap, and each
+chip movement is one ledger transfer with an idempotency key of its own, so a service run
+twice (a worker killed and the task run again) moves nothing twice."""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from accounts.models import LedgerEntry
+from accounts.services import (
+    InsufficientChips,
+    chips_transfer,
+    escrow_account,
+    grants_account,
+    wallet_for,
+)
+from games import fairness
+from play.db.selectors import games_played_by
+from tournaments.models import Entry, Tournament
+from tournaments.prizes import payouts
+
+REPEAT_STEP = {
+    Tournament.Repeat.HOURLY: datetime.timedelta(hours=1),
+    Tournament.Repeat.DAILY: datetime.timedelta(days=1),
+    Tournament.Repeat.WEEKLY: datetime.timedelta(weeks=1),
+}
+
+
+class TournamentRefused(Exception):
+    """A registration or withdrawal refused: `code` for programs, `message` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _locked(tournament_id: int) -> Tournament:
+    return Tournament.objects.select_for_update().get(pk=tournament_id)
+
+
+def tournament_commitment_context(tournament: Tournament) -> dict[str, Any]:
+    """What the tournament's commitment binds (docs/fairness.md, «Tournaments»)."""
+    return {"table": tournament.pk, "shoe": 0, "variant": tournament.variant}
+
+
+@transaction.atomic
+def tournament_registration_open(*, tournament: Tournament) -> Tournament:
+    """Draw the event's server seed and publish its commitment; open registration."""
+    tournament = _locked(tournament.pk)
+    if tournament.status != Tournament.Status.SCHEDULED:
+        return tournament
+    tournament.server_seed = secrets.token_hex(32)
+    tournament.commitment = fairness.commit(
+        tournament.server_seed, tournament_commitment_context(tournament)
+    )
+    tournament.status = Tournament.Status.REGISTERING
+    tournament.save(update_fields=["server_seed", "commitment", "status"])
+    return tournament
+
+
+def _may_register(tournament: Tournament, now: datetime.datetime) -> bool:
+    if tournament.status == Tournament.Status.REGISTERING:
+        return True
+    # Late registration: only into a duplicate heat, where each entrant plays alone.
+    return (
+        tournament.status == Tournament.Status.RUNNING
+        and tournament.format == Tournament.Format.DUPLICATE
+        and now < tournament.registration_closes_at
+    )
+
+
+def _check_conditions(tournament: Tournament, player: Any, now: datetime.datetime) -> None:
+    if player.is_bot:
+        raise TournamentRefused("bots_not_allowed", _("Боты в турнирах не играют."))
+    days = tournament.min_account_age_days
+    if days and player.date_joined > now - datetime.timedelta(days=days):
+        raise TournamentRefused(
+            "account_too_new",
+            ngettext(
+                "В этот турнир принимают аккаунты не моложе %(n)d дня.",
+                "В этот турнир принимают аккаунты не моложе %(n)d дней.",
+                days,
+            )
+            % {"n": days},
+        )
+    games = tournament.min_games_played
+    if games and games_played_by(player).count() < games:
+        raise TournamentRefused(
+            "too_few_games",
+            ngettext(
+                "В этот турнир принимают сыгравших не меньше %(n)d игры.",
+                "В этот турнир принимают сыгравших не меньше %(n)d игр.",
+                games,
+            )
+            % {"n": games},
+        )
+
+
+@transaction.atomic
+def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -> Entry:
+    """Register `player`, their buy-in moved into the event's escrow. The tournament's row
+    is locked first, so of registrations racing at the cap exactly the cap succeed."""
+    tournament = _locked(tournament_id)
+    if not _may_register(tournament, now):
+        raise TournamentRefused("registration_closed", _("Регистрация на этот турнир закрыта."))
+    entry = Entry.objects.filter(tournament=tournament, player=player).first()
+    if entry is not None and entry.active:
+        raise TournamentRefused("already_registered", _("Вы уже зарегистрированы."))
+    _check_conditions(tournament, player, now)
+    taken = tournament.entries.filter(status=Entry.Status.REGISTERED).count()
+    if taken >= tournament.max_entrants:
+        raise TournamentRefused("tournament_full", _("Все места в турнире заняты."))
+    attempt = 1 if entry is None else entry.attempt + 1
+    if tournament.buy_in:
+        try:
+            chips_transfer(
+                source=wallet_for(player),
+                destination=escrow_account(tournament.escrow_code),
+                amount=tournament.buy_in,
+                reason=LedgerEntry.Reason.TOURNAMENT_BUY_IN,
+                idempotency_key=f"tournament:{tournament.pk}:buy-in:{player.pk}:{attempt}",
+                memo=tournament.name,
+            )
+        except InsufficientChips:
+            raise TournamentRefused(
+                "not_enough_chips",
+                _("Не хватает фишек на взнос: нужно %(n)d.") % {"n": tournament.buy_in},
+            ) from None
+    if entry is None:
+        entry = Entry.objects.create(tournament=tournament, player=player)
+    else:
+        entry.status = Entry.Status.REGISTERED
+        entry.attempt = attempt
+        entry.save(update_fields=["status", "attempt"])
+    return entry
+
+
+def _refund(tournament: Tournament, entry: Entry) -> None:
+    if tournament.buy_in:
+        chips_transfer(
+            source=escrow_account(tournament.escrow_code),
+            destination=wallet_for(entry.player),
+            amount=tournament.buy_in,
+            reason=LedgerEntry.Reason.TOURNAMENT_REFUND,
+            idempotency_key=(
+                f"tournament:{tournament.pk}:refund:{entry.player_id}:{entry.attempt}"
+            ),
+            memo=tournament.name,
+        )
+
+
+@transaction.atomic
+def entry_withdraw(*, tournament_id: int, player: Any) -> Entry:
+    """Withdraw before the start: the buy-in comes back."""
+    tournament = _locked(tournament_id)
+    entry = Entry.objects.filter(
+        tournament=tournament, player=player, status=Entry.Status.REGISTERED
+    ).first()
+    if entry is None:
+        raise TournamentRefused("not_registered", _("Вы не зарегистрированы в этом турнире."))
+    if tournament.status != Tournament.Status.REGISTERING:
+        raise TournamentRefused(
+            "tournament_started", _("Турнир уже начался: сняться с возвратом взноса нельзя.")
+        )
+    _refund(tournament, entry)
+    entry.status = Entry.Status.WITHDRAWN
+    entry.save(update_fields=["status"])
+    return entry
+
+
+@transaction.atomic
+def tournament_cancel(*, tournament: Tournament) -> Tournament:
+    """Cancel an event that has not ended: every registered entrant's buy-in comes back."""
+    tournament = _locked(tournament.pk)
+    if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        return tournament
+    for entry in tournament.entries.select_related("player").filter(status=Entry.Status.REGISTERED):
+        _refund(tournament, entry)
+        entry.status = Entry.Status.REFUNDED
+        entry.save(update_fields=["status"])
+    tournament.status = Tournament.Status.CANCELLED
+    tournament.save(update_fields=["status"])
+    _repeat(tournament)
+    return tournament
+
+
+@transaction.atomic
+def tournament_start(*, tournament: Tournament) -> Tournament:
+    """Start at its time: with fewer entrants than its minimum it is cancelled instead."""
+    tournament = _locked(tournament.pk)
+    if tournament.status == Tournament.Status.SCHEDULED:
+        tournament = tournament_registration_open(tournament=tournament)
+    if tournament.status != Tournament.Status.REGISTERING:
+        return tournament
+    entries = tournament.entries.filter(status=Entry.Status.REGISTERED)
+    if entries.count() < tournament.min_entrants:
+        return tournament_cancel(tournament=tournament)
+    entries.update(stack=tournament.starting_stack)
+    tournament.status = Tournament.Status.RUNNING
+    tournament.save(update_fields=["status"])
+    return tournament
+
+
+def prize_pool(tournament: Tournament) -> int:
+    """What the places share: the buy-ins held in escrow, or a freeroll's pool."""
+    if tournament.freeroll:
+        return tournament.freeroll_pool
+    return escrow_account(tournament.escrow_code).balance
+
+
+@transaction.atomic
+def tournament_finish(*, tournament: Tournament) -> Tournament:
+    """Rank the entrants by final stack (equal stacks tie: docs/tournaments.md) and pay
+    the places from the escrow (a freeroll's from the house). Run again, it pays nothing
+    twice: each prize's key names the event and the entrant."""
+    tournament = _locked(tournament.pk)
+    if tournament.status != Tournament.Status.RUNNING:
+        return tournament
+    entries = list(
+        tournament.entries.select_related("player")
+        .filter(status=Entry.Status.REGISTERED)
+        .order_by("registered_at", "pk")
+    )
+    ranking: list[list[Entry]] = []
+    for entry in sorted(entries, key=lambda e: -(e.stack or 0)):  # stable: registration order
+        if ranking and (ranking[-1][0].stack or 0) == (entry.stack or 0):
+            ranking[-1].append(entry)
+        else:
+            ranking.append([entry])
+    pool = prize_pool(tournament)
+    paid = payouts(pool, ranking) if entries else {}
+    source = grants_account() if tournament.freeroll else escrow_account(tournament.escrow_code)
+    place = 1
+    for group in ranking:
+        for entry in group:
+            entry.place = place
+            entry.prize = paid.get(entry, 0)
+            entry.status = Entry.Status.FINISHED
+            entry.save(update_fields=["place", "prize", "status"])
+            if entry.prize:
+                chips_transfer(
+                    source=source,
+                    destination=wallet_for(entry.player),
+                    amount=entry.prize,
+                    reason=LedgerEntry.Reason.TOURNAMENT_PRIZE,
+                    idempotency_key=f"tournament:{tournament.pk}:prize:{entry.player_id}",
+                    memo=tournament.name,
+                )
+        place += len(group)
+    tournament.status = Tournament.Status.FINISHED
+    tournament.save(update_fields=["status"])
+    _repeat(tournament)
+    return tournament
+
+
+def _repeat(tournament: Tournament) -> Tournament | None:
+    """A repeating event's next one, made once (its `previous` is unique)."""
+    step = REPEAT_STEP.get(tournament.repeat)  # type: ignore[call-overload]
+    if step is None or Tournament.objects.filter(previous=tournament).exists():
+        return None
+    fields = {
+        field.name: getattr(tournament, field.name)
+        for field in Tournament._meta.concrete_fields
+        if field.name not in ("id", "status", "server_seed", "commitment", "created_at", "previous")
+    }
+    for name in ("registration_opens_at", "starts_at", "ends_at"):
+        fields[name] = fields[name] + step
+    return Tournament.objects.create(**fields, previous=tournament)
+
+
+def tournaments_advance(*, now: datetime.datetime) -> int:
+    """What the clock makes due (Celery beat, or the embedded ticker): registration
+    opens, events start, events whose window has closed end. Each step is its own
+    service and transaction; the number of steps taken."""
+    steps = 0
+    for tournament in Tournament.objects.filter(
+        status=Tournament.Status.SCHEDULED, registration_opens_at__lte=now
+    ):
+        tournament_registration_open(tournament=tournament)
+        steps += 1
+    for tournament in Tournament.objects.filter(
+        status=Tournament.Status.REGISTERING, starts_at__lte=now
+    ):
+        tournament_start(tournament=tournament)
+        steps += 1
+    for tournament in Tournament.objects.filter(status=Tournament.Status.RUNNING, ends_at__lte=now):
+        tournament_finish(tournament=tournament)
+        steps += 1
+    return steps

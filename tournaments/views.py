@@ -1,0 +1,117 @@
+"""The tournaments page and each event's page, with registration and withdrawal."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from tables.variants import VARIANTS, get_variant
+from tournaments.models import Entry, Tournament
+from tournaments.prizes import place_prizes
+from tournaments.services import (
+    TournamentRefused,
+    entry_register,
+    entry_withdraw,
+    prize_pool,
+)
+
+FINISHED_SHOWN = 20
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    variant = request.GET.get("variant", "")
+    events = Tournament.objects.all()
+    if variant in VARIANTS:
+        events = events.filter(variant=variant)
+    else:
+        variant = ""
+    upcoming = events.filter(
+        status__in=[Tournament.Status.SCHEDULED, Tournament.Status.REGISTERING]
+    )
+    running = events.filter(status=Tournament.Status.RUNNING)
+    finished = events.filter(
+        status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED]
+    ).order_by("-starts_at")[:FINISHED_SHOWN]
+    return render(
+        request,
+        "tournaments/list.html",
+        {
+            "upcoming": upcoming,
+            "running": running,
+            "finished": finished,
+            "variant": variant,
+            "variants": [get_variant(key) for key in VARIANTS],
+        },
+    )
+
+
+def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=tournament_id)
+    entries = list(
+        tournament.entries.select_related("player")
+        .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
+        .order_by("place", "-stack", "registered_at", "pk")
+    )
+    mine = None
+    if request.user.is_authenticated:
+        mine = next((e for e in entries if e.player_id == request.user.pk), None)
+    over = tournament.status == Tournament.Status.FINISHED
+    pool = prize_pool(tournament) if tournament.pk else 0
+    return render(
+        request,
+        "tournaments/event.html",
+        {
+            "tournament": tournament,
+            "variant": get_variant(tournament.variant),
+            "entries": entries,
+            "mine": mine,
+            "over": over,
+            "started": tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED),
+            "pool": pool,
+            "prizes": place_prizes(pool, max(len(entries), 1)) if pool else [],
+            "can_register": (mine is None and tournament.status == Tournament.Status.REGISTERING)
+            or (
+                mine is None
+                and tournament.status == Tournament.Status.RUNNING
+                and tournament.format == Tournament.Format.DUPLICATE
+                and timezone.now() < tournament.registration_closes_at
+            ),
+            "can_withdraw": mine is not None and tournament.status == Tournament.Status.REGISTERING,
+        },
+    )
+
+
+def _back(tournament_id: int) -> HttpResponseRedirect:
+    return HttpResponseRedirect(reverse("tournament", args=[tournament_id]))
+
+
+@login_required
+@require_POST
+def tournament_register(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    get_object_or_404(Tournament, pk=tournament_id)
+    try:
+        entry_register(tournament_id=tournament_id, player=request.user, now=timezone.now())
+    except TournamentRefused as refused:
+        messages.error(request, refused.message)
+    else:
+        messages.success(request, _("Вы зарегистрированы."))
+    return _back(tournament_id)
+
+
+@login_required
+@require_POST
+def tournament_withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    get_object_or_404(Tournament, pk=tournament_id)
+    try:
+        entry_withdraw(tournament_id=tournament_id, player=request.user)
+    except TournamentRefused as refused:
+        messages.error(request, refused.message)
+    else:
+        messages.success(request, _("Вы сняты с турнира, взнос возвращён."))
+    return _back(tournament_id)
