@@ -54,6 +54,11 @@ def parser() -> argparse.ArgumentParser:
         "--decision-seconds", type=int, help="--open: the table's decision clock (5-120)"
     )
     p.add_argument(
+        "--bots-allowed",
+        action="store_true",
+        help="--open: let bot accounts sit (salon and banker36 keep them out by default)",
+    )
+    p.add_argument(
         "--spec",
         type=Path,
         default=DEFAULT_SPEC_DIR,
@@ -77,6 +82,7 @@ async def main(argv: list[str] | None = None) -> int:
                 args.open,
                 seat_count=args.seats,
                 decision_seconds=args.decision_seconds,
+                bots_allowed=True if args.bots_allowed else None,
                 spec=spec,
             )
             print(f"opened table {table}: {args.server}/tables/{table}/")
