@@ -7,7 +7,7 @@ from django.contrib.auth.forms import PasswordResetForm
 from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.db.models import Q
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.formats import number_format
@@ -30,7 +30,8 @@ from accounts.throttling import (
     throttle_release,
     window_end,
 )
-from lib.bodies import rate_limited, retry_later
+from contract.http import BonusGranted, ChipBalance
+from lib.bodies import json_answer, rate_limited, retry_later
 from lib.bodies import refusal as refusal_response
 
 STATEMENT_PAGE_SIZE = 25
@@ -203,8 +204,8 @@ def bonus_claim(request: HttpRequest) -> HttpResponse:
         messages.error(request, refusal.message)
     else:
         if wants_json:
-            return JsonResponse(
-                {"amount": entry.amount, "balance": entry.destination_balance_after}
+            return json_answer(
+                BonusGranted(amount=entry.amount, balance=entry.destination_balance_after)
             )
         messages.success(
             request,
@@ -223,11 +224,11 @@ def bonus_claim(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @never_cache
-def chips_balance(request: HttpRequest) -> JsonResponse:
+def chips_balance(request: HttpRequest) -> HttpResponse:
     """The header's chip balance, for pages that refresh it after a game (static/js/site.js).
     Read only: {"balance": null} when not signed in."""
     if not request.user.is_authenticated:
-        return JsonResponse({"balance": None, "bonus": False})
+        return json_answer(ChipBalance(balance=None, bonus=False))
     balance = (
         Account.objects.filter(owner=request.user, kind=Account.Kind.PLAYER)
         .values_list("balance", flat=True)
@@ -235,7 +236,7 @@ def chips_balance(request: HttpRequest) -> JsonResponse:
     )
     # "bonus": whether the header's «Бонус» shows (a game just lost may have made it so).
     bonus = daily_bonus_claimable(user=request.user, time_zone=request.GET.get("tz"))
-    return JsonResponse({"balance": int(balance or 0), "bonus": bonus})
+    return json_answer(ChipBalance(balance=int(balance or 0), bonus=bonus))
 
 
 @login_required

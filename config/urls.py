@@ -1,10 +1,13 @@
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponsePermanentRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path, reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.i18n import JavaScriptCatalog
+
+from contract.http import WebManifest
+from lib.bodies import json_answer
 
 
 def favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
@@ -18,7 +21,7 @@ THEME_COLOUR = "#0f5132"
 BACKGROUND_COLOUR = "#f8f6f1"
 
 
-def web_manifest(request: HttpRequest) -> JsonResponse:
+def web_manifest(request: HttpRequest) -> HttpResponse:
     """The web app manifest, so that a phone can add Twenty-One to its home screen and open
     it full-screen. A view rather than a static file: the icons' names are hashed in
     production, and the name follows the visitor's language. No service worker: browsers
@@ -46,7 +49,7 @@ def web_manifest(request: HttpRequest) -> JsonResponse:
             for name, sizes, kind, purpose in icons
         ],
     }
-    response = JsonResponse(manifest, json_dumps_params={"ensure_ascii": False})
+    response = json_answer(WebManifest(**manifest))
     response["Content-Type"] = "application/manifest+json"
     return response
 

@@ -7,12 +7,15 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 
+from contract.http import Replay
+from contract.table_out import HandRecord
 from history.replays import replay, viewer_seat
 from history.scenes import signed
+from lib.bodies import json_answer
 from play.db.selectors import games_played_by
 from play.models import Game
 from play.services.records import public_record
@@ -82,16 +85,13 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @login_required
-def game_replay_data(request: HttpRequest, game_id: int) -> JsonResponse:
+def game_replay_data(request: HttpRequest, game_id: int) -> HttpResponse:
     """The replay's steps as this user saw them and the draws for «Проверить»; for a game
     in play only its status and commitment (its seed is secret until it is over)."""
     game, seat = _game_for(request, game_id)
     if game.is_playing:
-        return JsonResponse({"game": game.pk, "status": game.status, "commitment": game.commitment})
-    data = replay(game, seat)
-    data["status"] = game.status
-    data["unit"] = _unit(game)
-    return JsonResponse(data, json_dumps_params={"ensure_ascii": False})
+        return json_answer(Replay(game=game.pk, status=game.status, commitment=game.commitment))  # type: ignore[arg-type]
+    return json_answer(Replay(**replay(game, seat), status=game.status, unit=_unit(game)))
 
 
 @login_required
@@ -102,7 +102,7 @@ def game_record_download(request: HttpRequest, game_id: int) -> HttpResponse:
     user = request.user
     if not (user.is_staff or any(p["user"] == user.pk for p in game.players)):
         raise Http404("no such game among yours")
-    response = JsonResponse(public_record(game), json_dumps_params={"ensure_ascii": False})
+    response = json_answer(HandRecord(**public_record(game)))
     name = f"twentyone-{game.variant}-table{game.table_id}-game{game.number}.json"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -15,15 +15,17 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
+from contract.http import Coach, CoachError
 from games import engine
 from games.strategy.review import MISTAKE_EPSILON, Assessment, assess, summary
 from insights.models import Decision
 from insights.reviews import game_review
+from lib.bodies import json_answer
 from play.models import Game
 from tables.models import Seat, Table
 from tables.variants import VARIANTS
@@ -177,13 +179,13 @@ def _hint(assessment: Assessment) -> dict[str, Any]:
     return hint
 
 
-def _error(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"type": "error", "code": code, "message": message}, status=status)
+def _error(status: int, code: str, message: str) -> HttpResponse:
+    return json_answer(CoachError(type="error", code=code, message=message), status)  # type: ignore[arg-type]
 
 
 @never_cache
 @login_required
-def coach_state(request: HttpRequest, table_id: int) -> JsonResponse:
+def coach_state(request: HttpRequest, table_id: int) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id)
     if table.variant not in COACHED:
         return _error(400, "not_coached", _("Подсказки есть только за столами блэкджека и соло."))
@@ -219,17 +221,16 @@ def coach_state(request: HttpRequest, table_id: int) -> JsonResponse:
     session = Decision.objects.filter(user=request.user, game__table=table).filter(
         Q(game__finished_at__isnull=True) | Q(game__finished_at__gte=seat.seated_at)
     )
-    return JsonResponse(
-        {
-            "type": "coach",
-            "table": table.pk,
-            "variant": table.variant,
-            "version": version,
-            "game": game.number if game is not None else None,
-            "unit": table.variant_spec.currency,
-            "hint": hint,
-            "last_round": last_round,
-            "session": _summary(session.only("loss")),
-        },
-        json_dumps_params={"ensure_ascii": False},
+    return json_answer(
+        Coach(
+            type="coach",
+            table=table.pk,
+            variant=table.variant,  # type: ignore[arg-type]
+            version=version,
+            game=game.number if game is not None else None,
+            unit=table.variant_spec.currency,  # type: ignore[arg-type]
+            hint=hint,  # type: ignore[arg-type]
+            last_round=last_round,  # type: ignore[arg-type]
+            session=_summary(session.only("loss")),  # type: ignore[arg-type]
+        )
     )

@@ -6,14 +6,15 @@ from typing import TYPE_CHECKING, Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from lib.bodies import retry_later
+from contract.http import LobbyState
+from lib.bodies import json_answer, refusal, retry_later
 from lobby import rows, services
 from lobby.forms import FIELD_VARIANTS, LobbyFilterForm, TableOpenForm
 from lobby.selectors import empty_listing, lobby_listing, player_lobby_state
@@ -111,16 +112,14 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @never_cache
-def lobby_state(request: HttpRequest) -> JsonResponse:
+def lobby_state(request: HttpRequest) -> HttpResponse:
     """The lobby as the page's script needs it: a page of the open tables under the query's
     filters (as the lobby socket sends them) and the viewer's balance, seats and tables
     (null when not signed in); the parts that failed are named in "unavailable"
     (tables.parts). docs/protocol.md §14."""
     filters = LobbyFilterForm(request.GET)
     if not filters.is_valid():
-        return JsonResponse(
-            {"error": {"code": "bad_filter", "message": filters.error_text()}}, status=400
-        )
+        return refusal("bad_filter", filters.error_text(), 400)
     parts = Parts("lobby.json")
     listing = parts.build("tables", lambda: lobby_listing(**filters.filters()), empty_listing())
     me = parts.build("me", lambda: player_lobby_state(request.user), None)
@@ -128,7 +127,7 @@ def lobby_state(request: HttpRequest) -> JsonResponse:
         sitter = rows.sitter_from(me)
         html = request.GET.get("html") == "1"
         listing["tables"] = [rows.for_viewer(t, sitter, html=html) for t in listing["tables"]]
-    return JsonResponse({**listing, "me": me, "unavailable": parts.failed})
+    return json_answer(LobbyState(**listing, me=me, unavailable=parts.failed))
 
 
 @login_required

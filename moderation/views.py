@@ -16,7 +16,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -28,9 +28,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.throttling import ThrottleHit, throttle_hit
 from chat.models import ChatMessage
 from chat.services import held_from
-from contract.http import ReportRequest
+from contract.http import ReportFiled, ReportRequest
 from contract.reading import Problem, read
-from lib.bodies import malformed, rate_limited, refusal, retry_later
+from lib.bodies import json_answer, malformed, rate_limited, refusal, retry_later
 from moderation.models import NOTE_MAX_LENGTH, Report
 from moderation.services import ReportRefused, notice_acknowledge, report_create
 from play.services.permissions import is_host
@@ -202,7 +202,7 @@ def _too_many() -> str:
     return _("Слишком много жалоб за час. Попробуйте позже.")
 
 
-def _report_json(request: HttpRequest) -> JsonResponse:
+def _report_json(request: HttpRequest) -> HttpResponse:
     try:
         data = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
@@ -226,11 +226,7 @@ def _report_json(request: HttpRequest) -> JsonResponse:
         )
     except ReportRefused as refused:
         return refusal(refused.code, refused.message, refused.status)
-    return JsonResponse(
-        {"report": filed.pk, "message": _thanks()},
-        status=201,
-        json_dumps_params={"ensure_ascii": False},
-    )
+    return json_answer(ReportFiled(report=filed.pk, message=_thanks()), 201)
 
 
 def _thanks() -> str:

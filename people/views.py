@@ -16,7 +16,7 @@ import msgspec
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -25,10 +25,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.throttling import throttle_hit
-from contract.http import InviteRequest, Named, NextOnly
+from contract.http import Done, FriendsPanel, Invited, InviteRequest, Named, NextOnly
 from contract.reading import Problem, read
 from insights.skill import MIN_DECISIONS
-from lib.bodies import malformed, rate_limited, refusal
+from lib.bodies import json_answer, malformed, rate_limited, refusal
 from people import friends as svc
 from people.blocks import block_add, block_remove, has_blocked
 from people.friends import PeopleError
@@ -153,7 +153,8 @@ def _done(
     request: HttpRequest, fields: dict[str, Any], state: str, message: str, back: str, **extra: Any
 ) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse({"ok": True, "state": state, "message": message, **extra})
+        kind = Invited if state == "invited" else Done
+        return json_answer(kind(ok=True, state=state, message=message, **extra))  # type: ignore[arg-type]
     messages.success(request, message)
     return redirect(_back(request, fields, back))
 
@@ -237,16 +238,13 @@ def friends_page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @never_cache
-def friends_json(request: HttpRequest) -> JsonResponse:
+def friends_json(request: HttpRequest) -> HttpResponse:
     """The lobby's friends panel: friends (online first, with their public table),
     requests and invites. Polled by the lobby page, which marks its viewer online."""
     if not request.user.is_authenticated:
-        return JsonResponse(
-            {"error": {"code": "not_signed_in", "message": _("Войдите, чтобы видеть друзей.")}},
-            status=403,
-        )
+        return refusal("not_signed_in", _("Войдите, чтобы видеть друзей."), 403)
     svc.mark_online(request.user)
-    return JsonResponse(panel(request.user), json_dumps_params={"ensure_ascii": False})
+    return json_answer(FriendsPanel(**panel(request.user)))
 
 
 @require_GET
