@@ -359,14 +359,14 @@ class ReplayVerify(Message, kw_only=True):
 
 
 class Replay(Message, kw_only=True):
-    """A game's replay page's data. While the game is in play only `game`, `status` and
-    `commitment` (its seed is secret until it is over); once over, everything but
-    `commitment`."""
+    """A game's replay page's data. While its seed is secret — the game is in play, or it
+    is a tournament's duplicate shoe and the tournament has not ended — only `game`,
+    `status` and `commitment`; once revealed, everything but `commitment`."""
 
     game: int
     status: Literal["playing", "finished", "voided"]
     commitment: Annotated[
-        Sha256Hex | msgspec.UnsetType, msgspec.Meta(description="only while in play")
+        Sha256Hex | msgspec.UnsetType, msgspec.Meta(description="only while the seed is secret")
     ] = msgspec.UNSET
     variant: VariantKey | msgspec.UnsetType = msgspec.UNSET
     seat: Annotated[
@@ -518,6 +518,12 @@ ENDPOINTS = (
                 HandRecord,
             ),
             Response(404, "no such game among yours (an HTML page)"),
+            Response(
+                409,
+                "a tournament's duplicate shoe before the tournament ends (docs/tournaments.md)",
+                ErrorBody,
+                ("record_sealed",),
+            ),
             _LOGIN,
         ),
         scopes=("read",),

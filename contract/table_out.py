@@ -125,8 +125,14 @@ class GameInfo(Message, kw_only=True):
         msgspec.Meta(description="the authority on whether the game is in play"),
     ]
     commitment: Sha256Hex
-    seed: Annotated[Sha256Hex | None, msgspec.Meta(description="null while playing")]
-    server_seed: Annotated[Sha256Hex | None, msgspec.Meta(description="null while playing")]
+    seed: Annotated[
+        Sha256Hex | None,
+        msgspec.Meta(description="null while playing, and for a sealed tournament shoe"),
+    ]
+    server_seed: Annotated[
+        Sha256Hex | None,
+        msgspec.Meta(description="null while playing, and for a sealed tournament shoe"),
+    ]
     client_seeds: Annotated[list[SeatClientSeed], msgspec.Meta(description="in seat order")]
     result: Annotated[
         dict[str, Any] | None,

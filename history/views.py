@@ -15,10 +15,10 @@ from contract.http import Replay
 from contract.table_out import HandRecord
 from history.replays import replay, viewer_seat
 from history.scenes import signed
-from lib.bodies import json_answer
+from lib.bodies import json_answer, refusal
 from play.db.selectors import games_played_by
 from play.models import Game
-from play.services.records import public_record
+from play.services.records import public_record, record_sealed_message
 
 GAMES_PER_PAGE = 20
 
@@ -69,7 +69,7 @@ def _game_for(request: HttpRequest, game_id: int) -> tuple[Game, str | None]:
 @login_required
 def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
     game, seat = _game_for(request, game_id)
-    over = not game.is_playing
+    over = game.seed_revealed  # a sealed tournament shoe shows as much as a game in play
     context: dict[str, Any] = {
         "game": game,
         "over": over,
@@ -77,7 +77,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         "seat": seat,
         "row": _row(game, request.user) if over else None,
         # Only what a record of a game in play shows: the commitment and its context.
-        "context": {"table": game.table_id, "shoe": game.number, "variant": game.variant},
+        "context": game.context,
     }
     if over:
         context["client_seeds"] = list(game.client_seeds)
@@ -89,7 +89,7 @@ def game_replay_data(request: HttpRequest, game_id: int) -> HttpResponse:
     """The replay's steps as this user saw them and the draws for «Проверить»; for a game
     in play only its status and commitment (its seed is secret until it is over)."""
     game, seat = _game_for(request, game_id)
-    if game.is_playing:
+    if not game.seed_revealed:  # in play, or a tournament's shoe still being dealt
         return json_answer(Replay(game=game.pk, status=game.status, commitment=game.commitment))  # type: ignore[arg-type]
     return json_answer(Replay(**replay(game, seat), status=game.status, unit=_unit(game)))
 
@@ -102,6 +102,8 @@ def game_record_download(request: HttpRequest, game_id: int) -> HttpResponse:
     user = request.user
     if not (user.is_staff or any(p["user"] == user.pk for p in game.players)):
         raise Http404("no such game among yours")
+    if game.sealed:
+        return refusal("record_sealed", record_sealed_message(), 409)
     response = json_answer(HandRecord(**public_record(game)))
     name = f"twentyone-{game.variant}-table{game.table_id}-game{game.number}.json"
     response["Content-Disposition"] = f'attachment; filename="{name}"'

@@ -49,6 +49,12 @@ class Game(models.Model):
     server_seed = models.CharField(_("ключ сервера"), max_length=64, blank=True)
     client_seeds = models.JSONField(_("ключи игроков"), default=list)
     commitment = models.CharField(_("отпечаток"), max_length=64)
+    # The fairness context's `table` when it is not this game's table: a tournament's
+    # duplicate shoe, dealt alike at every entrant's table (docs/fairness.md).
+    context_table = models.IntegerField(_("стол в контексте"), null=True, blank=True)
+    # A duplicate shoe's seed stays secret after this game is over, until its tournament
+    # ends: the same cards are still being dealt to other entrants.
+    sealed = models.BooleanField(_("ключ запечатан"), default=False)
     actions = models.JSONField(_("ходы"), default=list)
     # Net chips each seat has in this game's escrow account (chip variants only).
     escrowed = models.JSONField(_("в депозите"), default=dict)
@@ -89,6 +95,18 @@ class Game(models.Model):
     @property
     def is_playing(self) -> bool:
         return self.status == self.Status.PLAYING
+
+    @property
+    def seed_revealed(self) -> bool:
+        """Whether the game's seed and server seed may be shown: it is over, and not a
+        duplicate shoe whose tournament is still dealing it."""
+        return not self.is_playing and not self.sealed
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """What the game's commitment binds (docs/fairness.md)."""
+        table = self.table_id if self.context_table is None else self.context_table
+        return {"table": table, "shoe": self.number, "variant": self.variant}
 
     @property
     def paused(self) -> bool:

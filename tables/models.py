@@ -143,6 +143,11 @@ class Table(models.Model):
     # (docs/fairness.md): its number, players, server seed (secret), commitment and the
     # client seeds given so far. Dealt when every player has given one, or at `deal_at`.
     pending = ExactJSONField(_("объявленная игра"), null=True, blank=True, editable=False)
+    # A tournament's duplicate heat (tournaments/): {"server_seed", "context_table",
+    # "rounds"}. Its games are dealt at once from the event's committed server seed in the
+    # event's context, with no client seeds, so every entrant's shoe is the same; they
+    # stay sealed until the event ends, and no game follows the heat's.
+    duplicate = ExactJSONField(_("дубликатный заезд"), null=True, blank=True, editable=False)
     deal_at = models.DateTimeField(_("раздача в"), null=True, blank=True, db_index=True)
 
     class Meta:

@@ -9,3 +9,9 @@ class TournamentsConfig(AppConfig):
 
     name = "tournaments"
     verbose_name = _("Турниры")
+
+    def ready(self) -> None:
+        from play.signals import game_ended
+        from tournaments import receivers
+
+        game_ended.connect(receivers.heat_game_ended, dispatch_uid="tournaments_heat_ended")

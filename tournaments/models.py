@@ -129,6 +129,20 @@ class Tournament(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        # Only the duplicate heat is played so far (docs/tournaments.md, «Still to come»).
+        if self.format != self.Format.DUPLICATE or self.variant not in ("blackjack",):
+            raise ValidationError(
+                {
+                    "format": _(
+                        "Пока проводятся только дубликатные заезды по блэкджеку: "
+                        "другие форматы и варианты ещё не готовы."
+                    )
+                }
+            )
+
     @property
     def escrow_code(self) -> str:
         return f"escrow:tournament:{self.pk}"
@@ -167,6 +181,17 @@ class Entry(models.Model):
     registered_at = models.DateTimeField(_("зарегистрирован"), auto_now_add=True)
     stack = models.BigIntegerField(_("стек"), null=True, blank=True)
     place = models.PositiveIntegerField(_("место"), null=True, blank=True)
+    # A duplicate heat: the entrant's own table, and whether its game is over (its result
+    # is the entry's stack).
+    table = models.OneToOneField(
+        "tables.Table",
+        verbose_name=_("стол"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="tournament_entry",
+    )
+    heat_over = models.BooleanField(_("заезд сыгран"), default=False)
     prize = models.PositiveIntegerField(_("приз"), default=0)
 
     class Meta:

@@ -23,6 +23,7 @@ from accounts.services import (
 )
 from games import fairness
 from play.db.selectors import games_played_by
+from tournaments import heats
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
 
@@ -46,9 +47,13 @@ def _locked(tournament_id: int) -> Tournament:
     return Tournament.objects.select_for_update().get(pk=tournament_id)
 
 
+duplicate_context_table = heats.duplicate_context_table
+
+
 def tournament_commitment_context(tournament: Tournament) -> dict[str, Any]:
-    """What the tournament's commitment binds (docs/fairness.md, «Tournaments»)."""
-    return {"table": tournament.pk, "shoe": 0, "variant": tournament.variant}
+    """What the tournament's commitment binds (docs/fairness.md, «Tournaments»): shoe 0 of
+    its context; each heat game is shoe 1 of the same context and server seed."""
+    return {"table": duplicate_context_table(tournament), "shoe": 0, "variant": tournament.variant}
 
 
 @transaction.atomic
@@ -140,7 +145,19 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
         entry.status = Entry.Status.REGISTERED
         entry.attempt = attempt
         entry.save(update_fields=["status", "attempt"])
+    if tournament.status == Tournament.Status.RUNNING:  # a late registration
+        entry.stack = tournament.starting_stack
+        entry.save(update_fields=["stack"])
+        if _plays_heats(tournament):
+            heats.heat_open(tournament=tournament, entry=entry)
     return entry
+
+
+def _plays_heats(tournament: Tournament) -> bool:
+    return (
+        tournament.format == Tournament.Format.DUPLICATE
+        and tournament.variant in heats.HEAT_VARIANTS
+    )
 
 
 def _refund(tournament: Tournament, entry: Entry) -> None:
@@ -206,6 +223,8 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     entries.update(stack=tournament.starting_stack)
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
+    if _plays_heats(tournament):
+        heats.heats_open(tournament)
     return tournament
 
 
@@ -224,6 +243,8 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
     tournament = _locked(tournament.pk)
     if tournament.status != Tournament.Status.RUNNING:
         return tournament
+    if _plays_heats(tournament):
+        heats.heats_close(tournament)  # a heat still in play counts what it has so far
     entries = list(
         tournament.entries.select_related("player")
         .filter(status=Entry.Status.REGISTERED)

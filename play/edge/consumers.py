@@ -48,7 +48,7 @@ from play.frames.broadcast import table_group
 from play.models import Game
 from play.services import closing, commands, moves, presence, seating
 from play.services.errors import PlayError
-from play.services.records import public_record
+from play.services.records import public_record, record_sealed_message
 from tables.models import Table
 
 logger = logging.getLogger(__name__)
@@ -483,6 +483,8 @@ class TableConsumer(  # type: ignore[misc]
                 return error_frame("not_found", _("Такой игры за этим столом нет."))
             if not self.signed_in or not _played_in(game, self.user):
                 return error_frame("forbidden", _("Запись раздачи видят только её игроки."))
+            if game.sealed:
+                return error_frame("record_sealed", record_sealed_message())
             return {"type": "record", "game": number, "record": public_record(game)}
 
     @database  # type: ignore[misc]

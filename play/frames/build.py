@@ -105,8 +105,9 @@ def game_info(game: Game | None, seat: str | None) -> GameInfo | None:
         number=game.number,
         status=game.status,
         commitment=game.commitment,
-        seed=game.seed if over else None,
-        server_seed=game.server_seed if over else None,
+        # Not a sealed duplicate shoe's: its tournament is still dealing it (docs/fairness.md).
+        seed=game.seed if game.seed_revealed else None,
+        server_seed=game.server_seed if game.seed_revealed else None,
         client_seeds=list(game.client_seeds),
         result=game.result if over else None,
         seats=game.seat_ids,

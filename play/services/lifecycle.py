@@ -78,6 +78,9 @@ def engine_options(table: Table) -> dict[str, Any]:
         options["banks"] = 1
     elif table.variant == BLACKJACK:
         options = {"rounds": OPEN_ENDED, "one_shoe": True}
+    if table.duplicate is not None and table.variant == BLACKJACK:
+        # A heat: its rounds in one game, reshuffling within it as the engine does.
+        options = {"rounds": table.duplicate["rounds"]}
     return options
 
 
@@ -106,21 +109,32 @@ def start_next(table: Table, now: datetime.datetime) -> Game | None:
         raise PlayError("game_in_play", _("Игра уже идёт."))
     seats = _check_players(table, eligible_seats(table))
     last = latest_game(table)
+    if table.duplicate is not None and last is not None:
+        raise PlayError("cannot_start", _("Турнирный заезд — это одна игра: она уже сыграна."))
     number = (last.number + 1) if last is not None else 1
-    server_seed = fresh_seed()
-    context = {"table": table.pk, "shoe": number, "variant": table.variant}
+    duplicate = table.duplicate
+    if duplicate is not None:
+        # A tournament's duplicate shoe: the event's server seed, committed when its
+        # registration opened, in the event's context; no client seeds, so every
+        # entrant's table deals the same cards.
+        server_seed = duplicate["server_seed"]
+        context = {"table": duplicate["context_table"], "shoe": number, "variant": table.variant}
+    else:
+        server_seed = fresh_seed()
+        context = {"table": table.pk, "shoe": number, "variant": table.variant}
     table.pending = {
         "number": number,
         "seats": [seat.seat_id for seat in seats],
         "server_seed": server_seed,
         "commitment": fair.commit(server_seed, context),
         "client_seeds": {},
+        "context_table": context["table"],
     }
     table.next_game_at = None
     table.deal_at = now + seconds(settings.CLIENT_SEED_SECONDS)
     table.seats.filter(player__isnull=False).update(ready=False)
     forget_seats(table)
-    if settings.CLIENT_SEED_SECONDS <= 0 or not waiting_for_seeds(table):
+    if duplicate is not None or settings.CLIENT_SEED_SECONDS <= 0 or not waiting_for_seeds(table):
         return deal(table, now)
     announce = {"type": "shuffle_commit", "game": number, "commitment": table.pending["commitment"]}
     frames_on_commit(
@@ -187,7 +201,8 @@ def deal(table: Table, now: datetime.datetime) -> Game:
         for sid, units in last.result["deltas"].items():
             carry[sid] = carry.get(sid, 0) + units
     number = pending["number"]
-    context = {"table": table.pk, "shoe": number, "variant": table.variant}
+    context_table = pending.get("context_table", table.pk)
+    context = {"table": context_table, "shoe": number, "variant": table.variant}
     given = pending["client_seeds"]
     client_seeds = [{"seat": p["id"], "seed": given[p["id"]]} for p in players if p["id"] in given]
     seed = fair.derive(pending["server_seed"], context, client_seeds)
@@ -215,6 +230,8 @@ def deal(table: Table, now: datetime.datetime) -> Game:
         client_seeds=client_seeds,
         commitment=pending["commitment"],
         carry={k: v for k, v in carry.items() if k in {p["id"] for p in players}},
+        context_table=None if context_table == table.pk else context_table,
+        sealed=table.duplicate is not None,
     )
     dealt = store.event_insert(
         GameEvent(game=game, version=state["version"], action=None, events=events)
@@ -373,6 +390,7 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
     )
     if (
         not voided
+        and table.duplicate is None  # a heat is one game
         and table.variant in _CONTINUOUS
         and game.state["finished"]
         and reason not in _DEAD_ENDS

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from games import engine
 from games import fairness as fair
 from games import shoe as shoes
@@ -49,7 +51,7 @@ def _fairness(game: Game, *, revealed: bool) -> dict[str, Any]:
     return fair.fairness_object(
         server_seed=game.server_seed if revealed else None,
         commitment=game.commitment,
-        context={"table": game.table_id, "shoe": game.number, "variant": game.variant},
+        context=game.context,
         client_seeds=game.client_seeds,
     )
 
@@ -97,9 +99,20 @@ def _cut_as_order(record: dict[str, Any], *, with_deck: bool) -> dict[str, Any]:
     return stated
 
 
+def record_sealed_message() -> str:
+    return _("Запись этой раздачи откроется, когда закончится турнир: те же карты ещё сдают.")
+
+
+class RecordSealed(Exception):
+    """A tournament's duplicate shoe, over at this table but still dealt at others: its
+    record (which would show its seed) is published when the tournament ends."""
+
+
 def public_record(game: Game) -> dict[str, Any]:
     """What a player may download: the record with its result once the game is over; the
-    seed stays out while the game is in play."""
+    seed stays out while the game is in play. RecordSealed for a sealed duplicate shoe."""
+    if game.sealed:
+        raise RecordSealed(game.pk)
     record = _cut_as_order(game_record(game), with_deck=not game.is_playing)
     if game.is_playing:
         record.pop("seed")

@@ -9,11 +9,13 @@ from tournaments.models import Tournament
 
 
 def make_tournament(**fields: Any) -> Tournament:
-    """A duplicate `blackjack` event whose registration is open now, starting in an hour."""
+    """A duplicate event whose registration is open now, starting in an hour: at `classic`,
+    whose heats are not played yet, so its stacks are what a test sets (heats:
+    test_heats.py)."""
     now = timezone.now()
     values: dict[str, Any] = {
         "name": "Вечерний заезд",
-        "variant": "blackjack",
+        "variant": "classic",
         "format": Tournament.Format.DUPLICATE,
         "registration_opens_at": now - datetime.timedelta(minutes=1),
         "starts_at": now + datetime.timedelta(hours=1),

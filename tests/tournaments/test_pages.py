@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_list_shows_upcoming_running_and_finished_events_by_variant(client):
-    upcoming = tournament_registration_open(tournament=make_tournament(name="Скоро БД"))
+    upcoming = tournament_registration_open(
+        tournament=make_tournament(name="Скоро БД", variant="blackjack")
+    )
     make_tournament(name="Классика вечером", variant="classic")
     page = client.get(reverse("tournaments")).content.decode()
     assert "Скоро БД" in page and "Классика вечером" in page

@@ -1,0 +1,152 @@
+"""A duplicate heat of `blackjack` through live play's services: every entrant is dealt the
+same shoe at a table of their own, from the seed the event committed to before anyone
+registered; the seed stays sealed until the event ends, then every record verifies."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from accounts.services import chips_in_circulation, escrow_account
+from contract.table_out import Update
+from games import fairness
+from lib.jsontext import json_text
+from play.frames import viewing
+from play.models import Game
+from play.services.records import RecordSealed, public_record
+from tests.play.live_helpers import play_game_randomly, playing
+from tests.tournaments.helpers import make_tournament
+from tournaments.models import Entry, Tournament
+from tournaments.services import (
+    duplicate_context_table,
+    entry_register,
+    tournament_commitment_context,
+    tournament_registration_open,
+    tournament_start,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def a_heat(make_user: Any, players: int = 3, rounds: int = 4) -> tuple[Tournament, list[Any]]:
+    # Starting now (as the clock starts it), with no late registration.
+    tournament = tournament_registration_open(
+        tournament=make_tournament(
+            variant="blackjack", rounds=rounds, buy_in=100, starts_at=timezone.now()
+        )
+    )
+    users = [make_user(f"heat{i}") for i in range(players)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    return tournament_start(tournament=tournament), users
+
+
+def heat_games(tournament: Tournament) -> list[Game]:
+    return [
+        Game.objects.get(table=entry.table)
+        for entry in tournament.entries.select_related("table").order_by("pk")
+    ]
+
+
+def verified(record: dict[str, Any]) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "games", "verify", "-"],
+        input=json.dumps(record),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_every_entrant_is_dealt_the_same_shoe_from_the_committed_seed(make_user):
+    tournament, _users = a_heat(make_user)
+    assert tournament.status == Tournament.Status.RUNNING
+    games = heat_games(tournament)
+    assert len(games) == 3 and len({g.table_id for g in games}) == 3
+    # One seed for all: the event's server seed, in the event's context, no client seeds.
+    context = {"table": duplicate_context_table(tournament), "shoe": 1, "variant": "blackjack"}
+    expected = fairness.derive(tournament.server_seed, context, [])
+    assert {g.seed for g in games} == {expected}
+    assert all(g.context == context and g.client_seeds == [] for g in games)
+    assert all(g.commitment == fairness.commit(tournament.server_seed, context) for g in games)
+    # ... committed when registration opened, before anyone registered.
+    assert tournament.commitment == fairness.commit(
+        tournament.server_seed, tournament_commitment_context(tournament)
+    )
+    # The same first cards: each entrant's opening hand and the dealer's up card.
+    openings = {(g.state["hands"][0][4:], g.state["dealer"][:2]) for g in games}
+    assert len(openings) == 1
+
+
+def test_a_heats_seed_stays_sealed_after_its_game_until_the_event_ends(make_user):
+    tournament, users = a_heat(make_user, players=2)
+    first = Entry.objects.get(tournament=tournament, player=users[0])
+    game = play_game_randomly(first.table, {users[0].pk: users[0]}, random.Random(1))
+    assert game.status == Game.Status.FINISHED and game.sealed
+    first.refresh_from_db()
+    assert first.heat_over and first.stack == 1000 + sum(game.result["deltas"].values())
+    text = json_text(viewing.table_snapshot(table=first.table, user=users[0]))
+    assert tournament.server_seed not in text and game.seed not in text
+    with pytest.raises(RecordSealed):
+        public_record(game)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING  # the other heat is in play
+    second = Entry.objects.get(tournament=tournament, player=users[1])
+    play_game_randomly(second.table, {users[1].pk: users[1]}, random.Random(2))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED  # every heat over: it ends
+    for game in heat_games(tournament):
+        game.refresh_from_db()
+        assert not game.sealed
+        code, output = verified(public_record(game))
+        assert code == 0, output
+    shown = viewing.table_snapshot(table=first.table, user=users[0])
+    assert shown.game is not None and shown.game.server_seed == tournament.server_seed
+
+
+def test_the_event_ends_ranked_by_heat_and_pays_from_escrow(make_user):
+    tournament, users = a_heat(make_user, players=3, rounds=3)
+    circulating = chips_in_circulation()  # the buy-ins are in escrow, still in circulation
+    for index, user in enumerate(users):
+        entry = Entry.objects.get(tournament=tournament, player=user)
+        play_game_randomly(entry.table, {user.pk: user}, random.Random(10 + index))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    entries = list(tournament.entries.order_by("place"))
+    assert [e.stack for e in entries] == sorted((e.stack for e in entries), reverse=True)
+    assert sum(e.prize for e in entries) == 300
+    assert escrow_account(tournament.escrow_code).balance == 0
+    assert chips_in_circulation() == circulating
+    assert all(not e.table.is_open for e in entries)
+
+
+def test_a_heat_not_played_by_the_window_counts_what_it_won_and_is_closed(make_user):
+    from tournaments.services import tournament_finish
+
+    tournament, _users = a_heat(make_user, players=2)
+    tournament = tournament_finish(tournament=tournament)  # the window closed: nobody played
+    assert tournament.status == Tournament.Status.FINISHED
+    for entry in tournament.entries.select_related("table"):
+        assert entry.heat_over and entry.stack == 1000
+        assert playing(entry.table) is None and not entry.table.is_open
+    assert all(not g.sealed for g in heat_games(tournament))
+
+
+def test_a_heat_table_deals_one_game_only(make_user):
+    from play.services import moves
+    from play.services.errors import PlayError
+
+    tournament, users = a_heat(make_user, players=2)
+    entry = Entry.objects.get(tournament=tournament, player=users[0])
+    play_game_randomly(entry.table, {users[0].pk: users[0]}, random.Random(3))
+    with pytest.raises(PlayError) as refused:
+        moves.game_start(table=entry.table, by=users[0])
+    assert refused.value.code == "cannot_start"
+    assert Update  # the frames' type, used by the snapshot checks above

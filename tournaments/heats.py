@@ -1,0 +1,114 @@
+"""Duplicate heats (docs/tournaments.md, «Duplicate heats»): every entrant plays the event's
+one shoe, at a private table of their own, with the normal decision clock — a no-show's
+decisions are the clock's, as at any table.
+
+Each heat table carries `duplicate` (tables.models.Table): live play deals its game at
+once from the event's server seed, committed when registration opened, in the event's
+context and with no client seeds, so every entrant gets the same cards in the same order;
+the game stays sealed (no seed, no record) until the event ends. The entry's stack is the
+starting stack plus what the heat's game won or lost (`deltas`: blackjack units).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import engine
+from play.models import Game
+from play.services import closing, moves, seating
+from tables import services as table_services
+from tables.models import Table
+from tournaments.models import Entry, Tournament
+
+# The variants a duplicate heat is played in: against the house, with a fixed number of
+# rounds in one game.
+HEAT_VARIANTS = ("blackjack",)
+
+
+def duplicate_context_table(tournament: Tournament) -> int:
+    """The fairness context's `table` of a tournament's duplicate shoe: minus its id, which
+    no table has (docs/fairness.md, «Tournaments»)."""
+    return -tournament.pk
+
+
+def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
+    """The entrant's table: opened, the entrant seated, the heat's game dealt."""
+    with transaction.atomic():
+        table = table_services.table_create(
+            variant=tournament.variant,
+            name=_("%(event)s · заезд %(player)s")
+            % {"event": tournament.name[:40], "player": entry.player.username[:30]},
+            private=True,
+            seat_count=1,
+            duplicate={
+                "server_seed": tournament.server_seed,
+                "context_table": duplicate_context_table(tournament),
+                "rounds": tournament.rounds,
+            },
+        )
+        seating.seat_take(table=table, player=entry.player, invite=table.invite_code)
+        entry.table = table
+        entry.save(update_fields=["table"])
+        moves.game_start(table=table, by=entry.player)
+    return table
+
+
+def heat_score(game: Game | None) -> int:
+    """What the heat's game won or lost for its one seat so far (0 before a deal)."""
+    if game is None:
+        return 0
+    deltas: dict[str, Any] = (game.result or engine.result(game.state))["deltas"]
+    return int(sum(deltas.values()))
+
+
+def heat_ended(*, game_id: int) -> Tournament | None:
+    """A heat's game ended: the entry's stack is its result. Its tournament, returned when
+    every heat is over and no one may still register (the caller ends it then). Run
+    again, it changes nothing."""
+    game = Game.objects.select_related("table").filter(pk=game_id).first()
+    if game is None or game.table.duplicate is None:
+        return None
+    entry = Entry.objects.select_related("tournament").filter(table_id=game.table_id).first()
+    if entry is None:
+        return None
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=entry.tournament_id)
+        entry = Entry.objects.get(pk=entry.pk)
+        if tournament.status != Tournament.Status.RUNNING or entry.heat_over:
+            return None
+        entry.stack = tournament.starting_stack + heat_score(game)
+        entry.heat_over = True
+        entry.save(update_fields=["stack", "heat_over"])
+    if timezone.now() < tournament.registration_closes_at:
+        return None  # a late entrant may still come
+    waiting = tournament.entries.filter(status=Entry.Status.REGISTERED, heat_over=False)
+    return None if waiting.exists() else tournament
+
+
+def heats_close(tournament: Tournament) -> None:
+    """At the event's end: a heat still in play counts what it has won so far; every heat
+    table's games are unsealed (their seeds and records published) and the tables
+    closed."""
+    for entry in tournament.entries.select_related("table").exclude(table=None):
+        table = entry.table
+        assert table is not None
+        if not entry.heat_over and entry.status == Entry.Status.REGISTERED:
+            game = Game.objects.filter(table=table).order_by("-number").first()
+            entry.stack = tournament.starting_stack + heat_score(game)
+            entry.heat_over = True
+            entry.save(update_fields=["stack", "heat_over"])
+        Game.objects.filter(table=table).update(sealed=False)
+        if table.is_open:
+            closing.table_close(table=table)
+
+
+def heats_open(tournament: Tournament) -> None:
+    """At the start: every registered entrant's heat."""
+    for entry in tournament.entries.select_related("player").filter(
+        status=Entry.Status.REGISTERED, table=None
+    ):
+        heat_open(tournament=tournament, entry=entry)
