@@ -362,7 +362,7 @@ class Bot:
         server_seed = game["server_seed"]
         if server_seed is None:
             return
-        context = {"table": table["id"], "shoe": game["number"], "variant": table["variant"]}
+        context = game["context"]  # what the commitment binds (a tournament's shoe: not this table)
         problems = []
         if fairness.commit(server_seed, context) != game["commitment"]:
             problems.append("the server seed does not match the commitment")

@@ -125,6 +125,13 @@ class GameInfo(Message, kw_only=True):
         msgspec.Meta(description="the authority on whether the game is in play"),
     ]
     commitment: Sha256Hex
+    context: Annotated[
+        ShoeContext,
+        msgspec.Meta(
+            description="what the commitment binds: this table and the game's number, or a "
+            "tournament's duplicate shoe (table: minus the tournament's id)"
+        ),
+    ]
     seed: Annotated[
         Sha256Hex | None,
         msgspec.Meta(description="null while playing, and for a sealed tournament shoe"),

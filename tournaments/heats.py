@@ -6,7 +6,8 @@ Each heat table carries `duplicate` (tables.models.Table): live play deals its g
 once from the event's server seed, committed when registration opened, in the event's
 context and with no client seeds, so every entrant gets the same cards in the same order;
 the game stays sealed (no seed, no record) until the event ends. The entry's stack is the
-starting stack plus what the heat's game won or lost (`deltas`: blackjack units).
+starting stack plus what the heat's game won or lost (`deltas`), ten tournament chips to a
+blackjack unit.
 """
 
 from __future__ import annotations
@@ -57,12 +58,18 @@ def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
     return table
 
 
+# Tournament chips per unit a blackjack hand wins or loses: a natural pays 1.5 units, so
+# ten make every result whole.
+CHIPS_PER_UNIT = 10
+
+
 def heat_score(game: Game | None) -> int:
-    """What the heat's game won or lost for its one seat so far (0 before a deal)."""
+    """What the heat's game won or lost for its one seat so far, in tournament chips (0
+    before a deal)."""
     if game is None:
         return 0
     deltas: dict[str, Any] = (game.result or engine.result(game.state))["deltas"]
-    return int(sum(deltas.values()))
+    return round(sum(deltas.values()) * CHIPS_PER_UNIT)
 
 
 def heat_ended(*, game_id: int) -> Tournament | None:

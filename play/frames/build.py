@@ -105,6 +105,7 @@ def game_info(game: Game | None, seat: str | None) -> GameInfo | None:
         number=game.number,
         status=game.status,
         commitment=game.commitment,
+        context=ShoeContext(**game.context),
         # Not a sealed duplicate shoe's: its tournament is still dealing it (docs/fairness.md).
         seed=game.seed if game.seed_revealed else None,
         server_seed=game.server_seed if game.seed_revealed else None,

@@ -21,6 +21,7 @@ def over(**changes: Any) -> dict[str, Any]:
     game = {
         "number": 2,
         "commitment": fairness.commit(SERVER_SEED, CONTEXT),
+        "context": CONTEXT,
         "server_seed": SERVER_SEED,
         "client_seeds": seeds,
         "seed": fairness.derive(SERVER_SEED, CONTEXT, seeds),
@@ -58,3 +59,19 @@ def test_a_game_that_fails_a_check_is_told(changes: dict[str, Any], problem: str
 
 def test_nothing_is_checked_before_the_server_seed_is_revealed() -> None:
     assert checked(over(server_seed=None)).outcome.fair is None
+
+
+def test_a_tournament_shoe_is_checked_in_its_own_context_not_the_tables() -> None:
+    # A duplicate heat's game: the context names the tournament (minus its id), shoe 1,
+    # and no client seed went in (docs/fairness.md, «Tournaments»).
+    context = {"table": -3, "shoe": 1, "variant": "solo"}
+    game = over(
+        number=1,
+        context=context,
+        commitment=fairness.commit(SERVER_SEED, context),
+        client_seeds=[],
+        seed=fairness.derive(SERVER_SEED, context, []),
+    )
+    bot = Bot(transport=None, table_id=7, options=Options(strict=True))  # type: ignore[arg-type]
+    bot._check_fairness(TABLE, game)
+    assert bot.outcome.fair is True

@@ -91,7 +91,7 @@ def test_a_heats_seed_stays_sealed_after_its_game_until_the_event_ends(make_user
     game = play_game_randomly(first.table, {users[0].pk: users[0]}, random.Random(1))
     assert game.status == Game.Status.FINISHED and game.sealed
     first.refresh_from_db()
-    assert first.heat_over and first.stack == 1000 + sum(game.result["deltas"].values())
+    assert first.heat_over and first.stack == 1000 + 10 * sum(game.result["deltas"].values())
     text = json_text(viewing.table_snapshot(table=first.table, user=users[0]))
     assert tournament.server_seed not in text and game.seed not in text
     with pytest.raises(RecordSealed):

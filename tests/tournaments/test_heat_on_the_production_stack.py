@@ -1,0 +1,177 @@
+"""A duplicate heat of `blackjack` on the production stack — daphne, a Celery worker and
+beat on PostgreSQL and Redis, as subprocesses: beat opens the event's registration and
+starts it, each entrant's heat is played over real sockets by the reference bot with a
+token of the entrant's, and the event ends when the last heat does: the prizes paid, the
+chips conserved, every heat record verifying against the revealed seed, and every
+entrant dealt the same first cards."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from accounts import tokens
+from accounts.models import User
+from accounts.services import escrow_account
+from bot.player import Bot, Options
+from bot.transport import WebTransport
+from play.models import Game
+from play.services.records import public_record
+from tests.integration.live_stack import (
+    Stack,
+    assert_conserved,
+    make_stack,
+    run_scenario,
+    stack_env,
+    start_stack,
+    until,
+)
+from tournaments.models import Entry, Tournament
+from tournaments.services import entry_register
+
+pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.asyncio]
+
+ENTRANTS = ("ann", "bob", "cat")
+SCENARIO_TIMEOUT = 240.0
+
+
+@pytest.fixture
+def stack(
+    postgres: None, redis_url: str, transactional_db: None, tmp_path: Path
+) -> Iterator[Stack]:
+    env = stack_env(redis_url, BLACKJACK_ROUND_PAUSE_SECONDS="0", AI_DECISION_SECONDS="0.2")
+    processes = start_stack(make_stack(env, tmp_path))
+    try:
+        yield processes
+    finally:
+        processes.stop()
+
+
+@database_sync_to_async
+def scheduled_event() -> Tournament:
+    """An event whose registration opens now and which starts in a few seconds: beat
+    (every 5 s) does both."""
+    now = timezone.now()
+    return Tournament.objects.create(
+        name="Заезд на стенде",
+        variant="blackjack",
+        format=Tournament.Format.DUPLICATE,
+        registration_opens_at=now,
+        starts_at=now + datetime.timedelta(seconds=8),
+        ends_at=now + datetime.timedelta(minutes=10),
+        buy_in=200,
+        rounds=4,
+        min_entrants=2,
+    )
+
+
+@database_sync_to_async
+def status_of(tournament: Tournament) -> str:
+    return Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
+
+
+@database_sync_to_async
+def entrant(name: str, tournament: Tournament) -> tuple[str, Any]:
+    """A person registered for the event (as its page's form does), with a token."""
+    user = User.objects.create_user(name, email=f"{name}@example.com", password="unused-Pass-42")
+    entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    _token, secret = tokens.token_create(user=user, name="heat", scopes=["read", "play"])
+    return str(secret), user
+
+
+@database_sync_to_async
+def heat_tables(tournament: Tournament) -> dict[str, int] | None:
+    tables = dict(
+        Entry.objects.filter(tournament=tournament).values_list("player__username", "table_id")
+    )
+    return tables if all(tables.values()) else None
+
+
+@database_sync_to_async
+def the_outcome(tournament: Tournament) -> dict[str, Any]:
+    tournament.refresh_from_db()
+    entries = list(tournament.entries.select_related("player", "table"))
+    games = [Game.objects.get(table=e.table) for e in entries]
+    assert_conserved()
+    return {
+        "tournament": tournament,
+        "entries": entries,
+        "games": games,
+        "records": [public_record(g) for g in games],
+        "escrow": escrow_account(tournament.escrow_code).balance,
+    }
+
+
+def verified(record: dict[str, Any]) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "games", "verify", "-"],
+        input=json.dumps(record),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+async def test_a_duplicate_heat_is_played_by_bots_and_paid_on_the_production_stack(
+    stack: Stack,
+) -> None:
+    server = f"http://127.0.0.1:{stack.port}"
+    tournament = await scheduled_event()
+
+    def reaches(status: str) -> Any:
+        async def check() -> bool:
+            return await status_of(tournament) == status
+
+        return check
+
+    async def scenario() -> None:
+        await until(reaches("registering"), "registration opened by beat", timeout=20, every=0.5)
+        secrets = {name: (await entrant(name, tournament))[0] for name in ENTRANTS}
+
+        await until(reaches("running"), "the start by beat", timeout=30, every=0.5)
+        tables = await until(lambda: heat_tables(tournament), "the heat tables", timeout=10)
+        bots = [
+            Bot(WebTransport(server, secrets[name]), tables[name], Options(strict=True, rounds=0))
+            for name in ENTRANTS
+        ]
+        outcomes = await asyncio.gather(*(bot.run() for bot in bots))
+        assert all(o.status == "finished" and o.variant == "blackjack" for o in outcomes)
+
+        await until(reaches("finished"), "the event's end after its last heat", timeout=30)
+
+    await run_scenario(stack, scenario(), timeout=SCENARIO_TIMEOUT, cleanup=_nothing)
+    outcome = await the_outcome(tournament)
+    entries, games = outcome["entries"], outcome["games"]
+    assert sorted(e.player.username for e in entries) == sorted(ENTRANTS)
+    assert sum(e.prize for e in entries) == 3 * 200 and outcome["escrow"] == 0
+    assert all(e.heat_over and e.place is not None for e in entries)
+    # One shoe: the same seed everywhere, from the server seed now shown.
+    seed = outcome["tournament"].server_seed
+    assert {g.seed for g in games} == {games[0].seed} and all(g.server_seed == seed for g in games)
+
+    # The first round's first cards: the entrant's first and the dealer's up card are
+    # dealt before any decision, so they are the same whatever each entrant did.
+    def first_cards(game: Game) -> tuple[str, str]:
+        hands = game.state["rounds"][0]["hands"]
+        dealer = next(h for h in hands if h["seat"] == "dealer")
+        return hands[0]["cards"][0], dealer["cards"][0]
+
+    assert len({first_cards(g) for g in games}) == 1, [first_cards(g) for g in games]
+    for record in outcome["records"]:
+        code, output = verified(record)
+        assert code == 0, output
+
+
+async def _nothing() -> None:
+    return None
