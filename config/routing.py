@@ -5,6 +5,7 @@ from django.urls import path
 
 from lobby.consumers import LobbyConsumer
 from play.edge.consumers import TableConsumer
+from tournaments.consumers import TournamentConsumer
 
 
 def bench_patterns() -> list[Any]:
@@ -21,5 +22,6 @@ def bench_patterns() -> list[Any]:
 websocket_urlpatterns = [
     path("ws/lobby/", LobbyConsumer.as_asgi()),
     path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
+    path("ws/tournaments/<int:tournament_id>/", TournamentConsumer.as_asgi()),
     *bench_patterns(),
 ]

@@ -357,6 +357,12 @@ ACCESS_TOKENS_PER_USER = env.int("ACCESS_TOKENS_PER_USER", default=10)
 BOTS_PER_PLAYER = env.int("BOTS_PER_PLAYER", default=3)
 BEARER_FAILURES_PER_HOUR = env.int("BEARER_FAILURES_PER_HOUR", default=20)
 
+# Tournaments (docs/tournaments.md): a player who did not come to their heat (the clock
+# made every decision) may not register for this many minutes, doubled with each more
+# no-show within the last TOURNAMENT_NO_SHOW_MEMORY_DAYS (lichess's rule).
+TOURNAMENT_NO_SHOW_MINUTES = env.int("TOURNAMENT_NO_SHOW_MINUTES", default=15)
+TOURNAMENT_NO_SHOW_MEMORY_DAYS = env.int("TOURNAMENT_NO_SHOW_MEMORY_DAYS", default=7)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -129,7 +129,7 @@ CLOSE_CODES: dict[int, tuple[str, str]] = {
         "without `read`",
         "with the invite, or a token that has `read`",
     ),
-    4404: ("no such table", "no"),
+    4404: ("no such table (the tournament socket: no such tournament)", "no"),
     4429: (
         "flooding: 100 messages in a row refused by the rate limit; or, at the handshake, too "
         "many bad access tokens from this address this hour",

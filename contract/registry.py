@@ -11,7 +11,7 @@ import msgspec
 # A socket message's direction, from the client's side as AsyncAPI 3 says it: `send` is
 # what the client sends (the server receives), `receive` what the client receives.
 Direction = Literal["send", "receive"]
-Socket = Literal["table", "lobby"]
+Socket = Literal["table", "lobby", "tournament"]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,12 @@ OPENAPI = ROOT / "docs" / "openapi.yaml"
 # notice (docs/protocol.md).
 PROTOCOL_VERSION = "2.0.0"
 
-SOCKET_MODULES = ("contract.table_in", "contract.table_out", "contract.lobby")
+SOCKET_MODULES = (
+    "contract.table_in",
+    "contract.table_out",
+    "contract.lobby",
+    "contract.tournament",
+)
 HTTP_MODULE = "contract.http"
 
 _SOCKETS: dict[str, dict[str, Any]] = {
@@ -52,6 +57,16 @@ _SOCKETS: dict[str, dict[str, Any]] = {
             "The open tables as the signed-in viewer may join them, and opening a table. "
             "Closed with 4401 without a session or an access token. docs/protocol.md §14."
         ),
+    },
+    "tournament": {
+        "address": "/ws/tournaments/{tournament_id}/",
+        "title": "A tournament's standings",
+        "description": (
+            "One event's standings, sent on connect and after each change; anyone may "
+            "watch. It takes no message. Closed with 4404 for no such event. "
+            "docs/protocol.md §19."
+        ),
+        "parameters": {"tournament_id": {"description": "the tournament's id (an integer)"}},
     },
 }
 

@@ -24,6 +24,7 @@ from play.services import closing, moves, seating
 from tables import services as table_services
 from tables.models import Table
 from tournaments.models import Entry, Tournament
+from tournaments.standings import changed_on_commit
 
 # The variants a duplicate heat is played in: against the house, with a fixed number of
 # rounds in one game.
@@ -72,6 +73,24 @@ def heat_score(game: Game | None) -> int:
     return round(sum(deltas.values()) * CHIPS_PER_UNIT)
 
 
+def _heat_over(entry: Entry, tournament: Tournament, game: Game | None) -> None:
+    """The entry's heat is over: its stack, and whether the entrant ever played it."""
+    entry.stack = tournament.starting_stack + heat_score(game)
+    entry.heat_over = True
+    entry.heat_ended_at = timezone.now()
+    entry.no_show = not played_any(game, entry)
+    entry.save(update_fields=["stack", "heat_over", "heat_ended_at", "no_show"])
+
+
+def played_any(game: Game | None, entry: Entry) -> bool:
+    """Whether the entrant made a decision of their own in the heat's game (not the
+    clock's `timeout`)."""
+    if game is None:
+        return False
+    seat = next((p["id"] for p in game.players if p.get("user") == entry.player_id), None)
+    return any(a.get("seat") == seat and a.get("action") != "timeout" for a in game.actions)
+
+
 def heat_ended(*, game_id: int) -> Tournament | None:
     """A heat's game ended: the entry's stack is its result. Its tournament, returned when
     every heat is over and no one may still register (the caller ends it then). Run
@@ -87,9 +106,8 @@ def heat_ended(*, game_id: int) -> Tournament | None:
         entry = Entry.objects.get(pk=entry.pk)
         if tournament.status != Tournament.Status.RUNNING or entry.heat_over:
             return None
-        entry.stack = tournament.starting_stack + heat_score(game)
-        entry.heat_over = True
-        entry.save(update_fields=["stack", "heat_over"])
+        _heat_over(entry, tournament, game)
+        changed_on_commit(tournament.pk)
     if timezone.now() < tournament.registration_closes_at:
         return None  # a late entrant may still come
     waiting = tournament.entries.filter(status=Entry.Status.REGISTERED, heat_over=False)
@@ -105,9 +123,7 @@ def heats_close(tournament: Tournament) -> None:
         assert table is not None
         if not entry.heat_over and entry.status == Entry.Status.REGISTERED:
             game = Game.objects.filter(table=table).order_by("-number").first()
-            entry.stack = tournament.starting_stack + heat_score(game)
-            entry.heat_over = True
-            entry.save(update_fields=["stack", "heat_over"])
+            _heat_over(entry, tournament, game)
         Game.objects.filter(table=table).update(sealed=False)
         if table.is_open:
             closing.table_close(table=table)

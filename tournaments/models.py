@@ -192,6 +192,10 @@ class Entry(models.Model):
         related_name="tournament_entry",
     )
     heat_over = models.BooleanField(_("заезд сыгран"), default=False)
+    # The entrant made no decision of their own in their heat: the clock played it all.
+    # Repeated no-shows keep a player from registering for a while (docs/tournaments.md).
+    no_show = models.BooleanField(_("не пришёл"), default=False)
+    heat_ended_at = models.DateTimeField(_("заезд окончен"), null=True, blank=True)
     prize = models.PositiveIntegerField(_("приз"), default=0)
 
     class Meta:

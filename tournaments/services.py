@@ -6,9 +6,11 @@ twice (a worker killed and the task run again) moves nothing twice."""
 from __future__ import annotations
 
 import datetime
+import math
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -26,6 +28,7 @@ from play.db.selectors import games_played_by
 from tournaments import heats
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
+from tournaments.standings import changed_on_commit, prize_pool
 
 REPEAT_STEP = {
     Tournament.Repeat.HOURLY: datetime.timedelta(hours=1),
@@ -68,6 +71,7 @@ def tournament_registration_open(*, tournament: Tournament) -> Tournament:
     )
     tournament.status = Tournament.Status.REGISTERING
     tournament.save(update_fields=["server_seed", "commitment", "status"])
+    changed_on_commit(tournament.pk)
     return tournament
 
 
@@ -82,9 +86,38 @@ def _may_register(tournament: Tournament, now: datetime.datetime) -> bool:
     )
 
 
+def no_show_block_until(player: Any, now: datetime.datetime) -> datetime.datetime | None:
+    """Until when a player who did not come to their heats may not register (lichess's
+    rule): after the n-th no-show within NO_SHOW_MEMORY_DAYS, TOURNAMENT_NO_SHOW_MINUTES ×
+    2^(n−1) from the last one; None when not blocked now."""
+    since = now - datetime.timedelta(days=settings.TOURNAMENT_NO_SHOW_MEMORY_DAYS)
+    shows = list(
+        Entry.objects.filter(player=player, no_show=True, heat_ended_at__gte=since)
+        .order_by("-heat_ended_at")
+        .values_list("heat_ended_at", flat=True)
+    )
+    if not shows:
+        return None
+    minutes = settings.TOURNAMENT_NO_SHOW_MINUTES * 2 ** (len(shows) - 1)
+    until = shows[0] + datetime.timedelta(minutes=minutes)
+    return until if until > now else None
+
+
 def _check_conditions(tournament: Tournament, player: Any, now: datetime.datetime) -> None:
     if player.is_bot:
         raise TournamentRefused("bots_not_allowed", _("Боты в турнирах не играют."))
+    blocked = no_show_block_until(player, now)
+    if blocked is not None:
+        minutes = max(1, math.ceil((blocked - now).total_seconds() / 60))
+        raise TournamentRefused(
+            "no_show_block",
+            ngettext(
+                "Вы не пришли на свой прошлый заезд: регистрация откроется через %(n)d минуту.",
+                "Вы не пришли на свой прошлый заезд: регистрация откроется через %(n)d минут.",
+                minutes,
+            )
+            % {"n": minutes},
+        )
     days = tournament.min_account_age_days
     if days and player.date_joined > now - datetime.timedelta(days=days):
         raise TournamentRefused(
@@ -150,6 +183,7 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
         entry.save(update_fields=["stack"])
         if _plays_heats(tournament):
             heats.heat_open(tournament=tournament, entry=entry)
+    changed_on_commit(tournament.pk)
     return entry
 
 
@@ -190,6 +224,7 @@ def entry_withdraw(*, tournament_id: int, player: Any) -> Entry:
     _refund(tournament, entry)
     entry.status = Entry.Status.WITHDRAWN
     entry.save(update_fields=["status"])
+    changed_on_commit(tournament.pk)
     return entry
 
 
@@ -206,6 +241,7 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     tournament.status = Tournament.Status.CANCELLED
     tournament.save(update_fields=["status"])
     _repeat(tournament)
+    changed_on_commit(tournament.pk)
     return tournament
 
 
@@ -225,14 +261,8 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     tournament.save(update_fields=["status"])
     if _plays_heats(tournament):
         heats.heats_open(tournament)
+    changed_on_commit(tournament.pk)
     return tournament
-
-
-def prize_pool(tournament: Tournament) -> int:
-    """What the places share: the buy-ins held in escrow, or a freeroll's pool."""
-    if tournament.freeroll:
-        return tournament.freeroll_pool
-    return escrow_account(tournament.escrow_code).balance
 
 
 @transaction.atomic
@@ -279,6 +309,7 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
     tournament.status = Tournament.Status.FINISHED
     tournament.save(update_fields=["status"])
     _repeat(tournament)
+    changed_on_commit(tournament.pk)
     return tournament
 
 

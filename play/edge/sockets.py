@@ -32,6 +32,7 @@ from accounts.throttling import cache_count, seconds_until, window_end
 from contract.lobby import LobbyError
 from contract.reading import Problem
 from contract.table_out import Error as TableError
+from contract.tournament import TournamentError
 from lib.jsontext import json_text
 from lib.problems import problem_text
 from play.edge import connections
@@ -242,8 +243,11 @@ def handshake_error_text(scope: dict[str, Any], code: str, text: str, **extra: A
     """An `error` sent before a socket's consumer runs (a refused token, a database
     fault), as JSON text, built as its socket's definition: at a table with a null
     version (every table frame carries one; the table was not read)."""
-    if str(scope.get("path", "")).startswith("/ws/tables/"):
+    path = str(scope.get("path", ""))
+    if path.startswith("/ws/tables/"):
         return json_text(TableError(code=code, message=text, version=None, **extra))  # type: ignore[arg-type]
+    if path.startswith("/ws/tournaments/"):
+        return json_text(TournamentError(code=code, message=text, **extra))  # type: ignore[arg-type]
     return json_text(LobbyError(code=code, message=text, **extra))  # type: ignore[arg-type]
 
 

@@ -150,3 +150,45 @@ def test_a_heat_table_deals_one_game_only(make_user):
         moves.game_start(table=entry.table, by=users[0])
     assert refused.value.code == "cannot_start"
     assert Update  # the frames' type, used by the snapshot checks above
+
+
+def test_a_no_show_is_kept_from_registering_for_a_while_and_longer_each_time(make_user, settings):
+    import datetime
+
+    from tournaments.services import TournamentRefused, no_show_block_until, tournament_finish
+
+    settings.TOURNAMENT_NO_SHOW_MINUTES = 15
+    tournament, users = a_heat(make_user, players=2)
+    played = Entry.objects.get(tournament=tournament, player=users[1])
+    play_game_randomly(played.table, {users[1].pk: users[1]}, random.Random(4))
+    tournament_finish(tournament=tournament)  # users[0] never came: the clock's heat
+    absent = Entry.objects.get(tournament=tournament, player=users[0])
+    played.refresh_from_db()
+    assert absent.no_show and not played.no_show
+    now = timezone.now()
+    later = tournament_registration_open(
+        tournament=make_tournament(
+            variant="blackjack",
+            starts_at=now + datetime.timedelta(days=1),
+            ends_at=now + datetime.timedelta(days=1, hours=1),
+        )
+    )
+    with pytest.raises(TournamentRefused) as refused:
+        entry_register(tournament_id=later.pk, player=users[0], now=now)
+    assert refused.value.code == "no_show_block" and "15 минут" in refused.value.message
+    assert no_show_block_until(users[1], now) is None
+    after = absent.heat_ended_at + datetime.timedelta(minutes=16)
+    assert no_show_block_until(users[0], after) is None
+    # A second no-show doubles the block.
+    Entry.objects.filter(pk=absent.pk).update(heat_ended_at=now - datetime.timedelta(minutes=20))
+    second = Entry.objects.create(
+        tournament=later,
+        player=users[0],
+        status=Entry.Status.FINISHED,
+        no_show=True,
+        heat_over=True,
+        heat_ended_at=now,
+    )
+    assert no_show_block_until(users[0], now) == second.heat_ended_at + datetime.timedelta(
+        minutes=30
+    )

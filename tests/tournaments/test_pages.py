@@ -75,3 +75,25 @@ def test_a_finished_events_page_shows_places_prizes_and_the_revealed_seed(client
     assert tournament.server_seed in page and "Итоги" in page
     row = page[page.index('data-player="p1"') :]
     assert "200" in row[: row.index("</tr>")]
+
+
+def test_the_lobby_shows_the_next_events_and_a_profile_its_players_results(client, make_user):
+    from django.utils import timezone
+
+    from tournaments.services import entry_register
+
+    upcoming = tournament_registration_open(tournament=make_tournament(name="Завтрашний"))
+    page = client.get(reverse("lobby")).content.decode()
+    assert "Ближайшие турниры" in page and "Завтрашний" in page
+    assert reverse("tournament", args=[upcoming.pk]) in page
+    done = tournament_registration_open(tournament=make_tournament(name="Сыгранный"))
+    ann, bob = make_user("ann"), make_user("bob")
+    for user in (ann, bob):
+        entry_register(tournament_id=done.pk, player=user, now=timezone.now())
+    tournament_start(tournament=done)
+    Entry.objects.filter(tournament=done, player=ann).update(stack=1500)
+    tournament_finish(tournament=done)
+    profile = client.get(reverse("people:profile", args=["ann"])).content.decode()
+    assert "Сыгранный" in profile and "1-е место из 2" in profile and "приз 200" in profile
+    profile = client.get(reverse("people:profile", args=["bob"])).content.decode()
+    assert "2-е место из 2" in profile
