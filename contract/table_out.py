@@ -306,7 +306,10 @@ class HandRecord(Message, kw_only=True):
     """A game's hand record (§15, docs/hand-record.md) plus `table`."""
 
     variant: VariantKey
-    options: Annotated[dict[str, int], msgspec.Meta(description="the variant's options")]
+    options: Annotated[
+        dict[str, int | bool],
+        msgspec.Meta(description="the variant's options (blackjack's fresh_shoe: true)"),
+    ]
     seats: list[RecordSeat]
     first_banker: SeatId | UnsetType = UNSET
     deck: Annotated[

@@ -11,6 +11,11 @@ urlpatterns = [
         name="tournament_register",
     ),
     path(
+        "tournaments/<int:tournament_id>/compare/",
+        views.tournament_compare,
+        name="tournament_compare",
+    ),
+    path(
         "tournaments/<int:tournament_id>/withdraw/",
         views.tournament_withdraw,
         name="tournament_withdraw",

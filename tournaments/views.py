@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from play.models import Game
 from tables.variants import VARIANTS, get_variant
+from tournaments.compare import rounds_side_by_side
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import place_prizes
 from tournaments.services import (
@@ -82,6 +84,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
                 and tournament.format == Tournament.Format.DUPLICATE
                 and timezone.now() < tournament.registration_closes_at
             ),
+            "can_compare": request.user.is_staff or mine is not None,
             "can_withdraw": mine is not None and tournament.status == Tournament.Status.REGISTERING,
         },
     )
@@ -115,3 +118,41 @@ def tournament_withdraw(request: HttpRequest, tournament_id: int) -> HttpRespons
     else:
         messages.success(request, _("Вы сняты с турнира, взнос возвращён."))
     return _back(tournament_id)
+
+
+@login_required
+def tournament_compare(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    """Two entrants' heats side by side, round by round, once the event is over: for its
+    entrants and staff (the heats are their games)."""
+    tournament = get_object_or_404(Tournament, pk=tournament_id, status=Tournament.Status.FINISHED)
+    entries = list(
+        tournament.entries.select_related("player", "table")
+        .filter(status=Entry.Status.FINISHED)
+        .exclude(table=None)
+        .order_by("place", "registered_at", "pk")
+    )
+    mine = next((e for e in entries if e.player_id == request.user.pk), None)
+    if not entries or (mine is None and not request.user.is_staff):
+        raise Http404("the heats are shown to the event's entrants")
+    by_name = {e.player.username: e for e in entries}
+    first = by_name.get(request.GET.get("a", "")) or entries[0]
+    default_second = mine if mine is not None and mine != first else None
+    second = by_name.get(request.GET.get("b", "")) or default_second
+    if second is None or second == first:
+        second = next((e for e in entries if e != first), first)
+    games = {
+        e.pk: Game.objects.filter(table=e.table).order_by("number").first() for e in (first, second)
+    }
+    if any(game is None for game in games.values()):
+        raise Http404("a heat without a game")
+    return render(
+        request,
+        "tournaments/compare.html",
+        {
+            "tournament": tournament,
+            "entries": entries,
+            "first": first,
+            "second": second,
+            "rounds": rounds_side_by_side(games[first.pk], games[second.pk]),  # type: ignore[arg-type]
+        },
+    )

@@ -83,13 +83,19 @@ def _closed(hand: str) -> str:
 
 
 def setup(state: State, options: dict[str, Any], first_banker: str | None) -> list[Event]:
-    unknown = sorted(set(options) - {"rounds", "one_shoe"})
+    unknown = sorted(set(options) - {"rounds", "one_shoe", "fresh_shoe"})
     if unknown:
         raise RulesError(
             BAD_RECORD,
-            f"unknown blackjack option(s) {', '.join(unknown)}: the options are rounds "
-            "and one_shoe",
+            f"unknown blackjack option(s) {', '.join(unknown)}: the options are rounds, "
+            "one_shoe and fresh_shoe",
         )
+    # `fresh_shoe` (a tournament's duplicate heat): every round is dealt from a shoe of its
+    # own, the record's next shuffle, so round r starts with the same cards for every
+    # entrant whatever each did in the rounds before (docs/tournaments.md).
+    fresh_shoe = options.get("fresh_shoe", False)
+    if type(fresh_shoe) is not bool:
+        raise RulesError(BAD_RECORD, "fresh_shoe must be true or false")
     # `one_shoe` (live tables: one hand record and one seed per shoe) ends the record
     # before a round that would need a new shoe; a stored record states it as `rounds`.
     one_shoe = options.get("one_shoe", False)
@@ -104,7 +110,11 @@ def setup(state: State, options: dict[str, Any], first_banker: str | None) -> li
     for seat in seats:
         if seat["id"] == DEALER:
             raise RulesError(BAD_RECORD, f"{DEALER!r} is the dealer's name, not a seat id")
-    state["options"] = {"rounds": rounds, **({"one_shoe": True} if one_shoe else {})}
+    state["options"] = {
+        "rounds": rounds,
+        **({"one_shoe": True} if one_shoe else {}),
+        **({"fresh_shoe": True} if fresh_shoe else {}),
+    }
     state["round"] = 0
     state["hands"] = []
     state["turn"] = None
@@ -118,7 +128,11 @@ def setup(state: State, options: dict[str, Any], first_banker: str | None) -> li
 def _deal_round(state: State, events: list[Event]) -> None:
     """A new round: a fresh shoe if needed, then two passes of the deal."""
     state["round"] += 1
-    fresh = state["shoe"] is None or shoe.remaining(state) < RESHUFFLE_BELOW
+    fresh = (
+        state["shoe"] is None
+        or shoe.remaining(state) < RESHUFFLE_BELOW
+        or state["options"].get("fresh_shoe", False)
+    )
     if fresh:
         shoe.start(state, "standard52", _SHOE_CARDS)
     events.append({"type": "round_start", "round": state["round"], "new_shoe": fresh})

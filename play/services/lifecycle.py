@@ -79,8 +79,9 @@ def engine_options(table: Table) -> dict[str, Any]:
     elif table.variant == BLACKJACK:
         options = {"rounds": OPEN_ENDED, "one_shoe": True}
     if table.duplicate is not None and table.variant == BLACKJACK:
-        # A heat: its rounds in one game, reshuffling within it as the engine does.
-        options = {"rounds": table.duplicate["rounds"]}
+        # A heat: its rounds in one game, each from a shoe of its own, so that round r
+        # starts with the same cards at every entrant's table.
+        options = {"rounds": table.duplicate["rounds"], "fresh_shoe": True}
     return options
 
 

@@ -102,6 +102,7 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
     tables = {variant: game.table_id for variant, game in games.items()}
     ids = [game.pk for game in games.values()]
     bot = ann.bots.first() or bot_create(owner=ann, username="ann_bot")
+    event = Tournament.objects.filter(name="Заезд").first() or _an_event(ann, bob)
     return {
         "web_manifest": [reverse("web_manifest")],
         "javascript-catalog": [reverse("javascript-catalog")],
@@ -142,7 +143,8 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
         "people:friends_json": [reverse("people:friends_json")],
         "moderation:report": [reverse("moderation:report") + "?player=bob"],
         "tournaments": [reverse("tournaments"), reverse("tournaments") + "?variant=solo"],
-        "tournament": [reverse("tournament", args=[_an_event(ann, bob).pk])],
+        "tournament": [reverse("tournament", args=[event.pk])],
+        "tournament_compare": [reverse("tournament_compare", args=[event.pk])],
     }
 
 

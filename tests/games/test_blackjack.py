@@ -489,3 +489,54 @@ def test_random_legal_play_terminates_and_replays(seed: int):
     assert state["finished"]
     assert len(state["rounds"]) == options["rounds"]
     assert replay(record)["result"] == engine.result(state)
+
+
+def _openings(state: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each settled round's first player card and dealer up card."""
+    found = []
+    for played in state["rounds"]:
+        dealer = next(h for h in played["hands"] if h["seat"] == "dealer")
+        found.append((played["hands"][0]["cards"][0], dealer["cards"][0]))
+    return found
+
+
+def _played(seed: str, choose: Any, options: dict[str, Any], taken: Any = None) -> Any:
+    state, _events = engine.new_game("blackjack", seats=[{"id": "ann"}], options=options, seed=seed)
+    while not state["finished"]:
+        turn = engine.legal_actions(state)
+        action = {"seat": "ann", **choose(turn["actions"])}
+        if taken is not None:
+            taken.append(action)
+        state, _events = engine.apply(state, action)
+    return state
+
+
+def test_with_fresh_shoe_every_round_opens_alike_whatever_was_played_before():
+    seed = "5e" * 32
+    options = {"rounds": 6, "fresh_shoe": True}
+    hitter = _played(seed, lambda actions: {"action": "hit"}, options)
+    stander = _played(seed, lambda actions: {"action": "stand"}, options)
+    assert len(hitter["rounds"]) == len(stander["rounds"]) == 6
+    assert _openings(hitter) == _openings(stander)
+    # Without it the shoe runs on, and what one round took shifts the next round's cards.
+    hitter = _played(seed, lambda actions: {"action": "hit"}, {"rounds": 6})
+    stander = _played(seed, lambda actions: {"action": "stand"}, {"rounds": 6})
+    assert _openings(hitter) != _openings(stander)
+
+
+def test_a_fresh_shoe_record_replays_to_its_result():
+    seed = "7a" * 32
+    taken: list[dict[str, Any]] = []
+    state = _played(
+        seed, lambda actions: {"action": "stand"}, {"rounds": 3, "fresh_shoe": True}, taken
+    )
+    record = {
+        "variant": "blackjack",
+        "options": {"rounds": 3, "fresh_shoe": True},
+        "seats": [{"id": "ann"}],
+        "seed": seed,
+        "actions": taken,
+    }
+    assert replay(record)["result"]["deltas"] == state["deltas"]
+    with pytest.raises(RulesError):
+        engine.new_game("blackjack", seats=[{"id": "ann"}], options={"fresh_shoe": 1}, seed=seed)

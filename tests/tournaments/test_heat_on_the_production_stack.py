@@ -160,14 +160,18 @@ async def test_a_duplicate_heat_is_played_by_bots_and_paid_on_the_production_sta
     seed = outcome["tournament"].server_seed
     assert {g.seed for g in games} == {games[0].seed} and all(g.server_seed == seed for g in games)
 
-    # The first round's first cards: the entrant's first and the dealer's up card are
-    # dealt before any decision, so they are the same whatever each entrant did.
-    def first_cards(game: Game) -> tuple[str, str]:
-        hands = game.state["rounds"][0]["hands"]
-        dealer = next(h for h in hands if h["seat"] == "dealer")
-        return hands[0]["cards"][0], dealer["cards"][0]
+    # Every round's first cards — the entrant's first and the dealer's up card, dealt
+    # before any decision of the round — are the same at every table: a fresh shoe per
+    # round (fresh_shoe) whatever each entrant did in the rounds before.
+    def first_cards(game: Game) -> list[tuple[str, str]]:
+        openings = []
+        for played in game.state["rounds"]:
+            dealer = next(h for h in played["hands"] if h["seat"] == "dealer")
+            openings.append((played["hands"][0]["cards"][0], dealer["cards"][0]))
+        return openings
 
-    assert len({first_cards(g) for g in games}) == 1, [first_cards(g) for g in games]
+    assert all(len(g.state["rounds"]) == 4 for g in games)
+    assert len({tuple(first_cards(g)) for g in games}) == 1, [first_cards(g) for g in games]
     for record in outcome["records"]:
         code, output = verified(record)
         assert code == 0, output

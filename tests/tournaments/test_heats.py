@@ -83,6 +83,7 @@ def test_every_entrant_is_dealt_the_same_shoe_from_the_committed_seed(make_user)
     # The same first cards: each entrant's opening hand and the dealer's up card.
     openings = {(g.state["hands"][0][4:], g.state["dealer"][:2]) for g in games}
     assert len(openings) == 1
+    assert all(g.options == {"rounds": 4, "fresh_shoe": True} for g in games)
 
 
 def test_a_heats_seed_stays_sealed_after_its_game_until_the_event_ends(make_user):
@@ -192,3 +193,26 @@ def test_a_no_show_is_kept_from_registering_for_a_while_and_longer_each_time(mak
     assert no_show_block_until(users[0], now) == second.heat_ended_at + datetime.timedelta(
         minutes=30
     )
+
+
+def test_after_the_event_an_entrant_sees_two_heats_side_by_side_round_by_round(make_user, client):
+    from django.urls import reverse
+
+    tournament, users = a_heat(make_user, players=2, rounds=3)
+    url = reverse("tournament_compare", args=[tournament.pk])
+    client.force_login(users[0])
+    assert client.get(url).status_code == 404  # not while the heats are sealed
+    for index, user in enumerate(users):
+        entry = Entry.objects.get(tournament=tournament, player=user)
+        play_game_randomly(entry.table, {user.pk: user}, random.Random(20 + index))
+    page = client.get(url, {"a": "heat0", "b": "heat1"}).content.decode()
+    assert "Раунд 1" in page and "Раунд 3" in page
+    assert 'data-side="a">heat0' in page and 'data-side="b">heat1' in page
+    # Each round opens alike on both sides: the same first card at the head of each hand.
+    first_cards = [
+        row.split('<span class="card-text', 2)[1].split("</span>", 1)[0]
+        for row in page.split('class="compare-side"')[1:]
+    ]
+    assert first_cards[0::2] == first_cards[1::2]
+    client.force_login(make_user("outsider"))
+    assert client.get(url).status_code == 404
