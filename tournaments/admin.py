@@ -37,6 +37,30 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ("status", "variant", "format", "repeat")
     search_fields = ("name",)
     readonly_fields = ("status", "commitment", "created_by", "created_at", "previous")
+    # Once registration has opened, what entrants registered for (and paid into the
+    # escrow by) stays as it was: only the name can change.
+    FIXED_ONCE_OPEN = (
+        "variant",
+        "format",
+        "repeat",
+        "registration_opens_at",
+        "starts_at",
+        "ends_at",
+        "late_registration_minutes",
+        "buy_in",
+        "freeroll_pool",
+        "max_entrants",
+        "min_entrants",
+        "rounds",
+        "starting_stack",
+        "min_account_age_days",
+        "min_games_played",
+    )
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fixed = obj is not None and obj.status != Tournament.Status.SCHEDULED
+        return (*self.readonly_fields, *(self.FIXED_ONCE_OPEN if fixed else ()))
+
     inlines = [EntryInline]
     actions = ["cancel"]
     fieldsets = (

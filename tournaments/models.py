@@ -178,6 +178,9 @@ class Entry(models.Model):
     # How many times this player has registered for this event (a withdrawal and a
     # second registration make a new buy-in with a key of its own).
     attempt = models.PositiveIntegerField(default=1)
+    # The buy-in this registration paid into the escrow: a refund returns it, whatever the
+    # event's buy-in says now.
+    paid = models.PositiveIntegerField(_("уплачено"), default=0)
     registered_at = models.DateTimeField(_("зарегистрирован"), auto_now_add=True)
     stack = models.BigIntegerField(_("стек"), null=True, blank=True)
     place = models.PositiveIntegerField(_("место"), null=True, blank=True)

@@ -173,11 +173,12 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
                 _("Не хватает фишек на взнос: нужно %(n)d.") % {"n": tournament.buy_in},
             ) from None
     if entry is None:
-        entry = Entry.objects.create(tournament=tournament, player=player)
+        entry = Entry.objects.create(tournament=tournament, player=player, paid=tournament.buy_in)
     else:
         entry.status = Entry.Status.REGISTERED
         entry.attempt = attempt
-        entry.save(update_fields=["status", "attempt"])
+        entry.paid = tournament.buy_in
+        entry.save(update_fields=["status", "attempt", "paid"])
     if tournament.status == Tournament.Status.RUNNING:  # a late registration
         entry.stack = tournament.starting_stack
         entry.save(update_fields=["stack"])
@@ -195,11 +196,12 @@ def _plays_heats(tournament: Tournament) -> bool:
 
 
 def _refund(tournament: Tournament, entry: Entry) -> None:
-    if tournament.buy_in:
+    """The registration's buy-in back: what it paid (`paid`), not the event's buy-in now."""
+    if entry.paid:
         chips_transfer(
             source=escrow_account(tournament.escrow_code),
             destination=wallet_for(entry.player),
-            amount=tournament.buy_in,
+            amount=entry.paid,
             reason=LedgerEntry.Reason.TOURNAMENT_REFUND,
             idempotency_key=(
                 f"tournament:{tournament.pk}:refund:{entry.player_id}:{entry.attempt}"

@@ -208,3 +208,31 @@ def test_the_clock_opens_starts_and_ends_events_and_a_repeating_one_comes_again(
     assert following.status == Tournament.Status.SCHEDULED
     assert following.starts_at == tournament.starts_at + datetime.timedelta(hours=1)
     assert following.server_seed == "" and following.commitment == ""
+
+
+def test_a_refund_returns_what_was_paid_even_if_the_buy_in_was_changed_since(make_user):
+    tournament = opened(buy_in=100)
+    ann = make_user("ann")
+    before = wallet_for(ann).balance
+    circulating = chips_in_circulation()
+    register(tournament, ann)
+    Tournament.objects.filter(pk=tournament.pk).update(buy_in=500)  # a careless edit
+    tournament_cancel(tournament=tournament)
+    assert wallet_for(ann).balance == before and escrow(tournament) == 0
+    assert chips_in_circulation() == circulating
+
+
+def test_admin_cannot_change_what_entrants_registered_for_once_registration_opened(
+    client, make_user
+):
+    from django.urls import reverse
+
+    client.force_login(make_user("boss", is_staff=True, is_superuser=True))
+    scheduled = make_tournament()
+    url = reverse("admin:tournaments_tournament_change", args=[scheduled.pk])
+    assert 'name="buy_in"' in client.get(url).content.decode()
+    opened_one = opened()
+    url = reverse("admin:tournaments_tournament_change", args=[opened_one.pk])
+    page = client.get(url).content.decode()
+    assert 'name="buy_in"' not in page and 'name="starts_at_0"' not in page
+    assert 'name="name"' in page
