@@ -4,11 +4,8 @@ PROTOCOL_EXAMPLES=write (`make examples`) the page's blocks are rewritten instea
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -18,6 +15,7 @@ from channels.layers import channel_layers
 from play.edge import sockets
 from play.services import lifecycle
 from tests.contract import examples
+from tests.verifier import verified
 
 WRITE = os.environ.get("PROTOCOL_EXAMPLES") == "write"
 
@@ -39,18 +37,6 @@ def example_settings(section: str, settings: Any, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(lifecycle, "fresh_seed", lambda: next(seeds))
     yield
     channel_layers.backends.clear()
-
-
-def verified(record: dict[str, Any]) -> tuple[int, str]:
-    """`python -m games verify`'s exit status and output for a record."""
-    done = subprocess.run(
-        [sys.executable, "-m", "games", "verify", "-"],
-        input=json.dumps(record),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode, done.stdout + done.stderr
 
 
 # Whole sessions played in process (35 s together): `make test` checks them, the inner

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +33,7 @@ from tests.integration.live_stack import (
     start_stack,
     until,
 )
+from tests.verifier import verified
 from tournaments.models import Entry, Tournament
 from tournaments.services import entry_register
 
@@ -110,17 +108,6 @@ def the_outcome(tournament: Tournament) -> dict[str, Any]:
         "records": [public_record(g) for g in games],
         "escrow": escrow_account(tournament.escrow_code).balance,
     }
-
-
-def verified(record: dict[str, Any]) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "games", "verify", "-"],
-        input=json.dumps(record),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode, done.stdout + done.stderr
 
 
 async def test_a_duplicate_heat_is_played_by_bots_and_paid_on_the_production_stack(
