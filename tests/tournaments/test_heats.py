@@ -207,3 +207,16 @@ def test_after_the_event_an_entrant_sees_two_heats_side_by_side_round_by_round(m
     assert first_cards[0::2] == first_cards[1::2]
     client.force_login(make_user("outsider"))
     assert client.get(url).status_code == 404
+
+
+def test_the_events_page_takes_an_entrant_to_their_heat_table_while_it_runs(make_user, client):
+    from django.urls import reverse
+
+    tournament, users = a_heat(make_user, players=2)
+    entry = Entry.objects.get(tournament=tournament, player=users[0])
+    client.force_login(users[0])
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    assert f'href="{reverse("table", args=[entry.table_id])}" data-own-table' in page
+    play_game_randomly(entry.table, {users[0].pk: users[0]}, random.Random(6))
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    assert "data-own-table" not in page  # the heat is played
