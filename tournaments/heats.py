@@ -12,6 +12,7 @@ blackjack unit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -19,8 +20,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import engine
+from play.db.locks import lock_table
 from play.models import Game
 from play.services import closing, moves, seating
+from play.services.errors import PlayError, SeatError
 from tables import services as table_services
 from tables.models import Table
 from tournaments.models import Entry, Tournament
@@ -119,8 +122,10 @@ def heats_close(tournament: Tournament) -> None:
     table's games are unsealed (their seeds and records published) and the tables
     closed."""
     for entry in tournament.entries.select_related("table").exclude(table=None):
-        table = entry.table
-        assert table is not None
+        assert entry.table_id is not None
+        # Locked before its game is read: a move settling a round cannot commit between
+        # the score and the close.
+        table = lock_table(entry.table_id)
         if not entry.heat_over and entry.status == Entry.Status.REGISTERED:
             game = Game.objects.filter(table=table).order_by("-number").first()
             _heat_over(entry, tournament, game)
@@ -129,9 +134,14 @@ def heats_close(tournament: Tournament) -> None:
             closing.table_close(table=table)
 
 
-def heats_open(tournament: Tournament) -> None:
-    """At the start: every registered entrant's heat."""
+def heats_open(tournament: Tournament, refuse: Callable[[Entry, str], None]) -> None:
+    """At the start: every registered entrant's heat. An entrant live play will not seat
+    (banned since they registered, say) is handed to `refuse` with the reason, and the
+    others' heats open all the same."""
     for entry in tournament.entries.select_related("player").filter(
         status=Entry.Status.REGISTERED, table=None
     ):
-        heat_open(tournament=tournament, entry=entry)
+        try:
+            heat_open(tournament=tournament, entry=entry)
+        except (PlayError, SeatError) as error:
+            refuse(entry, str(getattr(error, "message", error)))

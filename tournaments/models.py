@@ -132,6 +132,14 @@ class Tournament(models.Model):
     def clean(self) -> None:
         from django.core.exceptions import ValidationError
 
+        if self.starts_at and self.ends_at and self.registration_closes_at > self.ends_at:
+            raise ValidationError(
+                {
+                    "late_registration_minutes": _(
+                        "Поздняя регистрация должна закончиться до конца турнира."
+                    )
+                }
+            )
         # Only the duplicate heat is played so far (docs/tournaments.md, «Still to come»).
         if self.format != self.Format.DUPLICATE or self.variant not in ("blackjack",):
             raise ValidationError(

@@ -6,6 +6,7 @@ twice (a worker killed and the task run again) moves nothing twice."""
 from __future__ import annotations
 
 import datetime
+import logging
 import math
 import secrets
 from typing import Any
@@ -24,11 +25,16 @@ from accounts.services import (
     wallet_for,
 )
 from games import fairness
+from moderation.enforcement import banned_text, restriction_in_force
+from moderation.models import Sanction
 from play.db.selectors import games_played_by
+from play.services.errors import PlayError, SeatError
 from tournaments import heats
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
 from tournaments.standings import changed_on_commit, prize_pool
+
+logger = logging.getLogger(__name__)
 
 REPEAT_STEP = {
     Tournament.Repeat.HOURLY: datetime.timedelta(hours=1),
@@ -106,6 +112,14 @@ def no_show_block_until(player: Any, now: datetime.datetime) -> datetime.datetim
 def _check_conditions(tournament: Tournament, player: Any, now: datetime.datetime) -> None:
     if player.is_bot:
         raise TournamentRefused("bots_not_allowed", _("Боты в турнирах не играют."))
+    if player.is_staff:
+        # Staff see every game in admin, a heat's shared shoe included.
+        raise TournamentRefused(
+            "staff_not_allowed", _("Администраторы в турнирах не играют: им видны все игры.")
+        )
+    ban = restriction_in_force(player.pk, Sanction.Kind.BAN)
+    if ban is not None:
+        raise TournamentRefused("banned", banned_text(ban))
     blocked = no_show_block_until(player, now)
     if blocked is not None:
         minutes = max(1, math.ceil((blocked - now).total_seconds() / 60))
@@ -183,7 +197,11 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
         entry.stack = tournament.starting_stack
         entry.save(update_fields=["stack"])
         if _plays_heats(tournament):
-            heats.heat_open(tournament=tournament, entry=entry)
+            try:
+                heats.heat_open(tournament=tournament, entry=entry)
+            except (PlayError, SeatError) as error:  # the whole registration rolls back
+                code = getattr(error, "code", "cannot_start")
+                raise TournamentRefused(code, str(getattr(error, "message", error))) from None
     changed_on_commit(tournament.pk)
     return entry
 
@@ -208,6 +226,13 @@ def _refund(tournament: Tournament, entry: Entry) -> None:
             ),
             memo=tournament.name,
         )
+
+
+def _refund_refused(tournament: Tournament, entry: Entry) -> None:
+    """An entrant the start could not seat: their buy-in back, out of the event."""
+    _refund(tournament, entry)
+    entry.status = Entry.Status.REFUNDED
+    entry.save(update_fields=["status"])
 
 
 @transaction.atomic
@@ -236,6 +261,8 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
     tournament = _locked(tournament.pk)
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         return tournament
+    if tournament.status == Tournament.Status.RUNNING and _plays_heats(tournament):
+        heats.heats_close(tournament)  # the heats stop and their seeds are published
     for entry in tournament.entries.select_related("player").filter(status=Entry.Status.REGISTERED):
         _refund(tournament, entry)
         entry.status = Entry.Status.REFUNDED
@@ -262,7 +289,7 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     if _plays_heats(tournament):
-        heats.heats_open(tournament)
+        heats.heats_open(tournament, refuse=lambda entry, why: _refund_refused(tournament, entry))
     changed_on_commit(tournament.pk)
     return tournament
 
@@ -332,20 +359,46 @@ def _repeat(tournament: Tournament) -> Tournament | None:
 
 def tournaments_advance(*, now: datetime.datetime) -> int:
     """What the clock makes due (Celery beat, or the embedded ticker): registration
-    opens, events start, events whose window has closed end. Each step is its own
-    service and transaction; the number of steps taken."""
+    opens, events start, events end — at their window's end, or once every heat is
+    played and late registration has closed. Each step is its own service and
+    transaction, and one event's failure is logged without stopping the others' (it is
+    tried again at the next beat); the number of steps taken."""
+    heats_all_played = (
+        Tournament.objects.filter(
+            status=Tournament.Status.RUNNING,
+            format=Tournament.Format.DUPLICATE,
+            variant__in=heats.HEAT_VARIANTS,
+        )
+        .exclude(entries__status=Entry.Status.REGISTERED, entries__heat_over=False)
+        .distinct()
+    )
+    due: list[tuple[Any, Any]] = [
+        (
+            tournament_registration_open,
+            Tournament.objects.filter(
+                status=Tournament.Status.SCHEDULED, registration_opens_at__lte=now
+            ),
+        ),
+        (
+            tournament_start,
+            Tournament.objects.filter(status=Tournament.Status.REGISTERING, starts_at__lte=now),
+        ),
+        (
+            tournament_finish,
+            Tournament.objects.filter(status=Tournament.Status.RUNNING, ends_at__lte=now),
+        ),
+        (
+            tournament_finish,
+            [t for t in heats_all_played if t.registration_closes_at <= now],
+        ),
+    ]
     steps = 0
-    for tournament in Tournament.objects.filter(
-        status=Tournament.Status.SCHEDULED, registration_opens_at__lte=now
-    ):
-        tournament_registration_open(tournament=tournament)
-        steps += 1
-    for tournament in Tournament.objects.filter(
-        status=Tournament.Status.REGISTERING, starts_at__lte=now
-    ):
-        tournament_start(tournament=tournament)
-        steps += 1
-    for tournament in Tournament.objects.filter(status=Tournament.Status.RUNNING, ends_at__lte=now):
-        tournament_finish(tournament=tournament)
-        steps += 1
+    for step, events in due:
+        for tournament in events:
+            try:
+                step(tournament=tournament)
+            except Exception:
+                logger.exception("tournament %s: %s failed", tournament.pk, step.__name__)
+                continue
+            steps += 1
     return steps

@@ -241,6 +241,10 @@ def session_end(*, table: Table, player: Any) -> dict[str, Any]:
     table = lock_table(table.pk)
     if table.variant != BLACKJACK:
         raise PlayError("illegal_action", _("Сессия бывает только в блэкджеке."))
+    if table.duplicate is not None:
+        # A tournament heat is played to its last round (or the clock plays it): ending it
+        # when ahead would lock a result the other entrants must play on for.
+        raise PlayError("illegal_action", _("Турнирный заезд не заканчивают досрочно."))
     game = playing_game(table)  # checked first, as for a move (game_act)
     if game is None:
         raise PlayError("no_game", _("Сейчас за столом нет игры."))

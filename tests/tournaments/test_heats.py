@@ -220,3 +220,113 @@ def test_the_events_page_takes_an_entrant_to_their_heat_table_while_it_runs(make
     play_game_randomly(entry.table, {users[0].pk: users[0]}, random.Random(6))
     page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
     assert "data-own-table" not in page  # the heat is played
+
+
+def test_a_heat_cannot_be_ended_early_to_lock_in_a_result(make_user):
+    from play.services import moves
+    from play.services.errors import PlayError
+
+    tournament, users = a_heat(make_user, players=2)
+    entry = Entry.objects.get(tournament=tournament, player=users[0])
+    with pytest.raises(PlayError) as refused:
+        moves.session_end(table=entry.table, player=users[0])
+    assert refused.value.code == "illegal_action"
+    assert playing(entry.table) is not None
+
+
+def test_a_player_banned_after_registering_is_refunded_at_the_start_and_the_rest_play(
+    make_user,
+):
+    import datetime
+
+    from accounts.services import wallet_for
+    from moderation.services import sanction_apply
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(variant="blackjack", buy_in=100, starts_at=timezone.now())
+    )
+    users = [make_user(f"ban{i}") for i in range(3)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    before = wallet_for(users[0]).balance
+    moderator = make_user("mod", is_staff=True)
+    sanction_apply(
+        kind="ban", player=users[0], by=moderator, reason="тест", period=datetime.timedelta(days=1)
+    )
+    tournament = tournament_start(tournament=tournament)
+    assert tournament.status == Tournament.Status.RUNNING
+    banned = Entry.objects.get(tournament=tournament, player=users[0])
+    assert banned.status == Entry.Status.REFUNDED and banned.table is None
+    assert wallet_for(users[0]).balance == before + 100
+    assert Entry.objects.filter(tournament=tournament).exclude(table=None).count() == 2
+    # ...and a banned player cannot register at all.
+    later = tournament_registration_open(tournament=make_tournament(variant="blackjack"))
+    from tournaments.services import TournamentRefused
+
+    with pytest.raises(TournamentRefused) as refused:
+        entry_register(tournament_id=later.pk, player=users[0], now=timezone.now())
+    assert refused.value.code == "banned"
+    with pytest.raises(TournamentRefused) as refused:
+        entry_register(tournament_id=later.pk, player=moderator, now=timezone.now())
+    assert refused.value.code == "staff_not_allowed"
+
+
+def test_cancelling_a_running_event_closes_its_heats_and_publishes_their_seed(make_user):
+    from tournaments.services import tournament_cancel
+
+    tournament, _users = a_heat(make_user, players=2)
+    tournament = tournament_cancel(tournament=tournament)
+    assert tournament.status == Tournament.Status.CANCELLED
+    for entry in tournament.entries.select_related("table"):
+        assert entry.status == Entry.Status.REFUNDED and not entry.table.is_open
+    assert all(not g.sealed and not g.is_playing for g in heat_games(tournament))
+
+
+def test_the_clock_ends_an_event_whose_heats_are_all_played_once_late_registration_closes(
+    make_user,
+):
+    import datetime
+
+    from tournaments.services import tournaments_advance
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(
+            variant="blackjack", rounds=2, starts_at=timezone.now(), late_registration_minutes=10
+        )
+    )
+    users = [make_user(f"late{i}") for i in range(2)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    tournament_start(tournament=tournament)
+    for index, user in enumerate(users):
+        entry = Entry.objects.get(tournament=tournament, player=user)
+        play_game_randomly(entry.table, {user.pk: user}, random.Random(30 + index))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING  # late entrants may still come
+    tournaments_advance(now=timezone.now() + datetime.timedelta(minutes=5))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    tournaments_advance(now=timezone.now() + datetime.timedelta(minutes=11))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED  # not waiting for ends_at
+
+
+def test_one_events_failure_does_not_stop_the_others_clock(make_user, monkeypatch):
+    import datetime
+
+    from tournaments import services
+
+    broken = make_tournament(name="Сломанный", registration_opens_at=timezone.now())
+    fine = make_tournament(name="Исправный", registration_opens_at=timezone.now())
+    real = services.tournament_registration_open
+
+    def opening(*, tournament):
+        if tournament.pk == broken.pk:
+            raise RuntimeError("a database hiccup")
+        return real(tournament=tournament)
+
+    monkeypatch.setattr(services, "tournament_registration_open", opening)
+    assert services.tournaments_advance(now=timezone.now() + datetime.timedelta(seconds=1)) == 1
+    fine.refresh_from_db()
+    broken.refresh_from_db()
+    assert fine.status == "registering" and broken.status == "scheduled"

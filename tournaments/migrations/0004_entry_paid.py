@@ -3,6 +3,14 @@
 from django.db import migrations, models
 
 
+def paid_as_registered(apps, schema_editor):
+    """Entries made before `paid` paid the event's buy-in: a refund returns that."""
+    Entry = apps.get_model("tournaments", "Entry")
+    for entry in Entry.objects.select_related("tournament").filter(status="registered"):
+        entry.paid = entry.tournament.buy_in
+        entry.save(update_fields=["paid"])
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -15,4 +23,5 @@ class Migration(migrations.Migration):
             name='paid',
             field=models.PositiveIntegerField(default=0, verbose_name='уплачено'),
         ),
+        migrations.RunPython(paid_as_registered, migrations.RunPython.noop),
     ]
