@@ -27,11 +27,13 @@ function connect(attempt) {
     if (first) {
       first = false; // the page was rendered with these already
       attempt = 0;
+      root.dataset.connected = "true"; // following the event from now on
       return;
     }
     refresh();
   });
   socket.addEventListener("close", (event) => {
+    delete root.dataset.connected;
     if (event.code === 4404) return;
     const pause = Math.min(30000, 1000 * 2 ** attempt);
     window.setTimeout(() => connect(attempt + 1), pause);

@@ -48,6 +48,7 @@ from django.db import connection
 
 from contract.lobby import LobbyFrame
 from contract.reading import Problem, read
+from contract.tournament import TournamentFrame
 from tests.conftest import REQUIRE_SERVICES, _missing
 from tests.contract.frames import spec_problem, table_frame_problem
 
@@ -404,6 +405,8 @@ class Console:
             socket.on("framereceived", self._table_frame)
         elif "/ws/lobby/" in socket.url:
             socket.on("framereceived", self._lobby_frame)
+        elif "/ws/tournaments/" in socket.url:
+            socket.on("framereceived", self._tournament_frame)
 
     def _table_frame(self, payload: Any) -> None:
         problem = table_frame_problem(payload if isinstance(payload, str) else payload.decode())
@@ -420,6 +423,17 @@ class Console:
         )
         if problem is not None:
             self.problems.append(f"lobby frame out of the protocol: {problem}")
+
+    def _tournament_frame(self, payload: Any) -> None:
+        frame = json.loads(payload)
+        found = read(frame, TournamentFrame)  # type: ignore[arg-type]
+        problem = (
+            f"{found.reason} at {found.field}: {found.detail}"
+            if isinstance(found, Problem)
+            else spec_problem(frame, "tournament")
+        )
+        if problem is not None:
+            self.problems.append(f"tournament frame out of the protocol: {problem}")
 
     def _console(self, message: Any) -> None:
         if message.type in ("error", "assert"):
