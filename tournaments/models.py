@@ -94,7 +94,7 @@ class Tournament(models.Model):
     # The duplicate shoe's server seed: drawn when registration opens, its commitment
     # published then, the seed itself only once the tournament is over (docs/fairness.md).
     server_seed = models.CharField(max_length=64, blank=True, editable=False)
-    commitment = models.CharField(_("обязательство"), max_length=64, blank=True, editable=False)
+    commitment = models.CharField(_("отпечаток"), max_length=64, blank=True, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("создал"),
