@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -363,14 +364,16 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
     played and late registration has closed. Each step is its own service and
     transaction, and one event's failure is logged without stopping the others' (it is
     tried again at the next beat); the number of steps taken."""
-    heats_all_played = (
-        Tournament.objects.filter(
-            status=Tournament.Status.RUNNING,
-            format=Tournament.Format.DUPLICATE,
-            variant__in=heats.HEAT_VARIANTS,
-        )
-        .exclude(entries__status=Entry.Status.REGISTERED, entries__heat_over=False)
-        .distinct()
+    # (Exists, not exclude() across entries: that would match the status and the flag on
+    # two different entries.)
+    unplayed = Entry.objects.filter(
+        tournament=OuterRef("pk"), status=Entry.Status.REGISTERED, heat_over=False
+    )
+    heats_all_played = Tournament.objects.filter(
+        ~Exists(unplayed),
+        status=Tournament.Status.RUNNING,
+        format=Tournament.Format.DUPLICATE,
+        variant__in=heats.HEAT_VARIANTS,
     )
     due: list[tuple[Any, Any]] = [
         (

@@ -330,3 +330,25 @@ def test_one_events_failure_does_not_stop_the_others_clock(make_user, monkeypatc
     fine.refresh_from_db()
     broken.refresh_from_db()
     assert fine.status == "registering" and broken.status == "scheduled"
+
+
+def test_a_withdrawn_entrant_does_not_keep_the_event_waiting_for_its_window(make_user):
+    import datetime
+
+    from tournaments.services import entry_withdraw, tournaments_advance
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(variant="blackjack", rounds=2, starts_at=timezone.now())
+    )
+    users = [make_user(f"w{i}") for i in range(3)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    entry_withdraw(tournament_id=tournament.pk, player=users[2])  # never plays a heat
+    # Bypass the signal's own finish, to see the clock's: mark the heats played by hand.
+    tournament_start(tournament=tournament)
+    Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).update(
+        heat_over=True
+    )
+    tournaments_advance(now=timezone.now() + datetime.timedelta(seconds=1))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
