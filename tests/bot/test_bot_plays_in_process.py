@@ -20,7 +20,9 @@ from tables import services
 from tables.models import Seat
 from tests.bot.inprocess import ChannelsTransport, clock
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+# Whole games played to their end (about 20 s together): `make test` runs them, the inner
+# loop (`make test-fast`) leaves them out.
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 GAME_TIMEOUT = 120.0
 

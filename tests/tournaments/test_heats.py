@@ -29,7 +29,9 @@ from tournaments.services import (
     tournament_start,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Heats played to their end on a committed database (about 15 s together): `make test`
+# runs them, the inner loop (`make test-fast`) leaves them out.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def a_heat(make_user: Any, players: int = 3, rounds: int = 4) -> tuple[Tournament, list[Any]]:
