@@ -11,7 +11,7 @@ from msgspec import UNSET, UnsetType
 
 from contract.base import Message, VariantKey
 from contract.codes import LimitKey
-from contract.registry import SocketMessage
+from contract.registry import SocketMessage, summary
 from contract.table_out import TableOptions
 
 # The `id` a client's message may carry and every answer to it repeats (§6.3).
@@ -279,10 +279,6 @@ LobbyFrame = (
 )
 
 
-def _summary(kind: type[msgspec.Struct]) -> str:
-    return " ".join((kind.__doc__ or "").split("\n\n")[0].split())
-
-
 FRAMES: dict[str, type[Message]] = {
     "lobby": Lobby,
     "table_added": TableAdded,
@@ -294,9 +290,9 @@ FRAMES: dict[str, type[Message]] = {
 }
 
 MESSAGES = (
-    SocketMessage("lobby", "send", OpenTable, "open_table", _summary(OpenTable)),
+    SocketMessage("lobby", "send", OpenTable, "open_table", summary(OpenTable)),
     *(
-        SocketMessage("lobby", "receive", kind, name, _summary(kind))
+        SocketMessage("lobby", "receive", kind, name, summary(kind))
         for name, kind in FRAMES.items()
     ),
 )

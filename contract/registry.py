@@ -54,3 +54,8 @@ class Endpoint:
     # must hold here: each of these scopes. (): no token is accepted here.
     scopes: tuple[Literal["read", "play", "chat"], ...] = ()
     description: str = ""
+
+
+def summary(kind: type) -> str:
+    """A definition's docstring's first paragraph, on one line: its spec summary."""
+    return " ".join((kind.__doc__ or "").split("\n\n")[0].split())

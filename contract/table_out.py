@@ -20,7 +20,7 @@ from contract.base import (
     VariantKey,
 )
 from contract.codes import ErrorCode, LimitKey
-from contract.registry import SocketMessage
+from contract.registry import SocketMessage, summary
 from contract.variants import View
 
 # --- `snapshot` and `update` (§6.1) ----------------------------------------------------
@@ -397,12 +397,7 @@ FRAMES: dict[str, type[Message]] = {
 }
 
 
-def _summary(kind: type) -> str:
-    """A docstring's first paragraph, on one line."""
-    return " ".join((kind.__doc__ or "").split("\n\n")[0].split())
-
-
 MESSAGES = tuple(
-    SocketMessage("table", "receive", kind, name, _summary(kind) or name)
+    SocketMessage("table", "receive", kind, name, summary(kind) or name)
     for name, kind in FRAMES.items()
 )

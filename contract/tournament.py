@@ -10,7 +10,7 @@ from msgspec import UNSET, UnsetType
 
 from contract.base import EpochMs, Message, Sha256Hex, VariantKey
 from contract.codes import LimitKey
-from contract.registry import SocketMessage
+from contract.registry import SocketMessage, summary
 
 TournamentStatus = Literal["scheduled", "registering", "running", "finished", "cancelled"]
 
@@ -100,11 +100,7 @@ TournamentFrame = Standings | TournamentError
 FRAMES: dict[str, type[Message]] = {"standings": Standings, "error": TournamentError}
 
 
-def _summary(kind: type[msgspec.Struct]) -> str:
-    return " ".join((kind.__doc__ or "").split("\n\n")[0].split())
-
-
 MESSAGES = tuple(
-    SocketMessage("tournament", "receive", kind, name, _summary(kind))
+    SocketMessage("tournament", "receive", kind, name, summary(kind))
     for name, kind in FRAMES.items()
 )

@@ -82,7 +82,8 @@ def tournament_registration_open(*, tournament: Tournament) -> Tournament:
     return tournament
 
 
-def _may_register(tournament: Tournament, now: datetime.datetime) -> bool:
+def registration_open(tournament: Tournament, now: datetime.datetime) -> bool:
+    """Whether the event takes a registration now (its page's button asks the same)."""
     if tournament.status == Tournament.Status.REGISTERING:
         return True
     # Late registration: only into a duplicate heat, where each entrant plays alone.
@@ -162,7 +163,7 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
     """Register `player`, their buy-in moved into the event's escrow. The tournament's row
     is locked first, so of registrations racing at the cap exactly the cap succeed."""
     tournament = _locked(tournament_id)
-    if not _may_register(tournament, now):
+    if not registration_open(tournament, now):
         raise TournamentRefused("registration_closed", _("Регистрация на этот турнир закрыта."))
     entry = Entry.objects.filter(tournament=tournament, player=player).first()
     if entry is not None and entry.active:

@@ -3,24 +3,19 @@ note that they changed, sent to the event's group once the change is committed."
 
 from __future__ import annotations
 
-import datetime
-
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.services import escrow_account
 from contract.tournament import EventFacts, Standing, Standings
 from play.frames import broadcast
+from play.frames.build import epoch_ms
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import place_prizes
 
 
 def tournament_group(tournament_id: int) -> str:
     return f"tournament-{tournament_id}"
-
-
-def _ms(moment: datetime.datetime) -> int:
-    return int(moment.timestamp() * 1000)
 
 
 def prize_pool(tournament: Tournament) -> int:
@@ -50,10 +45,10 @@ def standings_of(tournament_id: int) -> Standings | None:
             variant=tournament.variant,  # type: ignore[arg-type]
             format=tournament.format,  # type: ignore[arg-type]
             status=tournament.status,  # type: ignore[arg-type]
-            registration_opens_at=_ms(tournament.registration_opens_at),
-            starts_at=_ms(tournament.starts_at),
-            ends_at=_ms(tournament.ends_at),
-            registration_closes_at=_ms(tournament.registration_closes_at),
+            registration_opens_at=epoch_ms(tournament.registration_opens_at),
+            starts_at=epoch_ms(tournament.starts_at),
+            ends_at=epoch_ms(tournament.ends_at),
+            registration_closes_at=epoch_ms(tournament.registration_closes_at),
             buy_in=tournament.buy_in,
             pool=pool,
             entrants=len(entries),
@@ -74,7 +69,7 @@ def standings_of(tournament_id: int) -> Standings | None:
             for e in entries
         ],
         prizes=place_prizes(pool, max(len(entries), 1)) if pool else [],
-        server_time=_ms(timezone.now()),
+        server_time=epoch_ms(timezone.now()),
     )
 
 

@@ -21,6 +21,7 @@ from tournaments.services import (
     entry_register,
     entry_withdraw,
     prize_pool,
+    registration_open,
 )
 
 FINISHED_SHOWN = 20
@@ -77,13 +78,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "started": tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED),
             "pool": pool,
             "prizes": place_prizes(pool, max(len(entries), 1)) if pool else [],
-            "can_register": (mine is None and tournament.status == Tournament.Status.REGISTERING)
-            or (
-                mine is None
-                and tournament.status == Tournament.Status.RUNNING
-                and tournament.format == Tournament.Format.DUPLICATE
-                and timezone.now() < tournament.registration_closes_at
-            ),
+            "can_register": mine is None and registration_open(tournament, timezone.now()),
             "can_compare": request.user.is_staff or mine is not None,
             "can_withdraw": mine is not None and tournament.status == Tournament.Status.REGISTERING,
         },
