@@ -308,7 +308,10 @@ class HandRecord(Message, kw_only=True):
     variant: VariantKey
     options: Annotated[
         dict[str, int | bool],
-        msgspec.Meta(description="the variant's options (blackjack's fresh_shoe: true)"),
+        msgspec.Meta(
+            description="the variant's options (a tournament's heat: blackjack's fresh_shoe, "
+            "classic's one_player: true; solo's rounds)"
+        ),
     ]
     seats: list[RecordSeat]
     first_banker: SeatId | UnsetType = UNSET

@@ -3,15 +3,16 @@ public: the player's is dealt face up, the banker's is absent until turned up.""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
 from contract.base import Card, Message, SeatId
 from contract.variants.common import Count, HitAction, StandAction, Total, ViewBase
 
 Banker = Literal["banker"]
-GameOver = Literal["bank_broken", "player_broke", "bank_closed"]
+GameOver = Literal["bank_broken", "player_broke", "bank_closed", "rounds_played"]
 Reason = Literal[
     "bust", "golden_point", "twenty_one", "banker_bust", "higher", "tie_to_banker", "lower"
 ]
@@ -82,6 +83,11 @@ class SoloView(ViewBase, kw_only=True, tag_field="variant", tag="solo"):
     hand: SoloHand
     banker: SoloBanker
     result: SoloResult | None
+    rounds_total: Annotated[
+        int | None,
+        msgspec.Meta(description="a game of a fixed number of rounds (a tournament's heat)"),
+    ]
+    rounds_played: Annotated[int, msgspec.Meta(description="the rounds settled so far")]
 
 
 class SoloNewGameEvent(Message, kw_only=True, tag_field="type", tag="new_game"):

@@ -2,7 +2,9 @@
 
 A match of 5, 7 or 10 rounds scored in points. Every round is dealt from a fresh
 `standard52` deck; the first player moves one seat on every round. The host may remove a
-player during a round (`remove`, a host action naming a `target`).
+player during a round (`remove`, a host action naming a `target`). With the option
+`one_player` (a tournament's duplicate heat) the match is one player's alone against the
+dealer.
 
 Variant state, next to the engine's keys:
 
@@ -63,24 +65,41 @@ POINTS_PUSH = 0
 # --- setup -----------------------------------------------------------------------------
 
 
-def _rounds_option(options: dict[str, Any]) -> int:
-    unknown = sorted(set(options) - {"rounds"})
+def _checked_options(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(options) - {"rounds", "one_player"})
     if unknown:
         raise RulesError(
             BAD_RECORD,
-            f"classic has no option {', '.join(map(repr, unknown))}; its only option is "
-            "'rounds' (5, 7 or 10)",
+            f"classic has no option {', '.join(map(repr, unknown))}; its options are "
+            "'rounds' (5, 7 or 10) and 'one_player' (true or false)",
         )
     rounds = options.get("rounds", DEFAULT_ROUNDS)
     if type(rounds) is not int or rounds not in ROUND_CHOICES:
         raise RulesError(BAD_RECORD, f"rounds is {rounds!r}: a classic match is 5, 7 or 10 rounds")
-    return rounds
+    one_player = options.get("one_player", False)
+    if type(one_player) is not bool:
+        raise RulesError(BAD_RECORD, f"one_player is {one_player!r}: it is true or false")
+    # Stored only when set, so that a record without it keeps the options it always had.
+    return {"rounds": rounds, **({"one_player": True} if one_player else {})}
+
+
+def _fewest_players(state: State) -> int:
+    """The players a match needs (fewer left by removals end it without a winner): one
+    with the option `one_player` — a tournament's duplicate heat, where each entrant plays
+    the same cards alone against the dealer — two otherwise."""
+    return 1 if state["options"].get("one_player") else MIN_SEATS
 
 
 def setup(state: State, options: dict[str, Any], first_banker: str | None) -> list[Event]:
-    rounds = _rounds_option(options)
+    state["options"] = _checked_options(options)
     seats = [seat["id"] for seat in state["seats"]]
-    if not MIN_SEATS <= len(seats) <= MAX_SEATS:
+    if state["options"].get("one_player"):
+        if len(seats) != 1:
+            raise RulesError(
+                BAD_RECORD,
+                f"with one_player, classic is played by exactly one seat, not {len(seats)}",
+            )
+    elif not MIN_SEATS <= len(seats) <= MAX_SEATS:
         raise RulesError(
             BAD_RECORD,
             f"classic is played by {MIN_SEATS} to {MAX_SEATS} players, not {len(seats)}",
@@ -90,7 +109,6 @@ def setup(state: State, options: dict[str, Any], first_banker: str | None) -> li
         # player of that name would be indistinguishable from it.
         raise RulesError(BAD_RECORD, f"{DEALER!r} is the dealer's name, not a seat id")
     # Classic has no chips and no banker: `chips` and `first_banker` are ignored.
-    state["options"] = {"rounds": rounds}
     state["table"] = seats
     state["players"] = list(seats)
     state["removed"] = []
@@ -305,7 +323,7 @@ def _remove(state: State, target: object, events: list[Event]) -> None:
     state["removed"].append(target)
     state["seats"] = [seat for seat in state["seats"] if seat["id"] != target]
     events.append({"type": "remove", "target": target})
-    if len(players) < MIN_SEATS:
+    if len(players) < _fewest_players(state):
         # The match ends at once without a winner; the unfinished round counts nothing.
         state["no_winner"] = True
         _end_match(state, events)

@@ -12,7 +12,7 @@ Variant state, next to the engine's keys:
     "player":  the one seat's id
     "coins", "bank": the player's coins (a bet in play already taken out) and the bank
     "stuk":    True once stuk has been declared in this game (the next round is the last)
-    "game_over": None, "bank_broken", "player_broke" or "bank_closed"
+    "game_over": None, "bank_broken", "player_broke", "bank_closed" or "rounds_played"
     "phase":   "bet" (first card dealt), "draw" (bet confirmed), "over" (round settled)
     "hand", "banker_cards": this round's cards; "banker_cards"[0] is the face-down card
     "revealed": whether the banker's card has been turned up
@@ -47,10 +47,28 @@ BANK = "bank"
 TWENTY_ONE = 21
 STUK_MULTIPLE = 3
 DEFAULTS: dict[str, int] = {"start_coins": 1000, "start_bank": 300}
+# The option without a default: a game of that many rounds at most (absent: no limit).
+ROUNDS = "rounds"
+
+
+def _options(options: dict[str, Any]) -> dict[str, int]:
+    """The options with their defaults; `rounds` only where given, so a record without it
+    keeps the options it always had."""
+    given = dict(options)
+    rounds = given.pop(ROUNDS, None)
+    opts = whole_options("solo", given, DEFAULTS)
+    if ROUNDS in options:
+        if type(rounds) is not int or rounds < 1:
+            raise RulesError(
+                BAD_RECORD,
+                f"option 'rounds' is {rounds!r}: it must be a whole number of 1 or more",
+            )
+        opts[ROUNDS] = rounds
+    return opts
 
 
 def setup(state: State, options: dict[str, Any], first_banker: str | None) -> list[Event]:
-    opts = whole_options("solo", options, DEFAULTS)
+    opts = _options(options)
     seats: list[dict[str, Any]] = state["seats"]
     if len(seats) != 1:
         raise RulesError(BAD_RECORD, f"solo is played by exactly one seat, not {len(seats)}")
@@ -127,11 +145,19 @@ def legal(state: State) -> dict[str, Any] | None:
         actions = [{"action": "hit"}, {"action": "stand"}]
     else:
         actions = [{"action": "next_round"}, {"action": "new_game"}]
+    if ROUNDS in state["options"]:
+        actions = [a for a in actions if a["action"] != "new_game"]
     return {"seat": state["player"], "actions": actions}
 
 
 def unavailable(state: State, name: str) -> str | None:
-    """Every action this variant knows is possible in some game of it."""
+    """A game of a fixed number of rounds is the record's one game: a new one would give
+    the coins back (a tournament's heat would start over when it went badly)."""
+    if name == "new_game" and ROUNDS in state["options"]:
+        return (
+            f"new_game is not possible in a game of {state['options'][ROUNDS]} rounds "
+            "(option 'rounds'): it is the record's only game"
+        )
     return None
 
 
@@ -274,6 +300,8 @@ def _settle(state: State, won: bool, reason: str, events: list[Event]) -> None:
         over = "player_broke"
     elif state["stuk"]:
         over = "bank_closed"
+    elif ROUNDS in state["options"] and len(state["rounds"]) >= state["options"][ROUNDS]:
+        over = "rounds_played"
     else:
         over = None
         if state["bank"] >= STUK_MULTIPLE * start_bank:
@@ -314,6 +342,9 @@ def view(state: State, seat: str | None) -> dict[str, Any]:
         "hand": {"cards": list(hand), "total": total36(hand)},
         "banker": banker,
         "result": dict(state["result"]) if state["result"] else None,
+        # A game of a fixed number of rounds (a tournament's heat) shows how far it is.
+        "rounds_total": state["options"].get(ROUNDS),
+        "rounds_played": len(state["rounds"]),
     }
 
 

@@ -599,3 +599,79 @@ def test_random_play_with_removals_always_ends_and_replays(number: int):
 @pytest.mark.parametrize("number", range(8))
 def test_random_play_never_shows_a_viewer_a_card_nobody_showed_them(number: int):
     _random_match(random.Random(1000 + number), check_views=True)
+
+
+# --- one_player: a tournament's duplicate heat ---------------------------------------------
+
+
+def test_one_player_plays_a_match_alone_against_the_dealer_to_its_length():
+    state, _ = engine.new_game(
+        "classic", seats=_ids("ann"), options={"rounds": 7, "one_player": True}, seed="heat"
+    )
+    assert state["options"] == {"rounds": 7, "one_player": True}
+    actions: list[dict[str, Any]] = []
+    while not state["finished"]:
+        action = act("ann", "stand")
+        state, _ = engine.apply(state, action)
+        actions.append(action)
+    assert len(state["rounds"]) == 7
+    assert engine.result(state)["final"]["winners"] == ["ann"]
+    record = {
+        "variant": "classic",
+        "options": {"rounds": 7, "one_player": True},
+        "seats": _ids("ann"),
+        "seed": "heat",
+        "actions": actions,
+    }
+    assert replay(record)["result"] == engine.result(state)
+
+
+def test_one_player_rounds_open_with_the_cards_of_that_rounds_shuffle_whatever_came_before():
+    # Round r is shuffle r - 1 of the seed: two players of the same seed see the same
+    # opening cards every round, however differently they played the rounds before.
+    def openings(decide: str) -> list[tuple[str, ...]]:
+        state, _ = engine.new_game(
+            "classic", seats=_ids("ann"), options={"one_player": True}, seed="same"
+        )
+        seen = []
+        while not state["finished"]:
+            seen.append((*state["hands"]["ann"][:2], state["dealer"][0]))
+            state = _play_round(state, decide)
+        return seen
+
+    assert openings("hit") == openings("stand")
+
+
+def _play_round(state: dict[str, Any], decide: str) -> dict[str, Any]:
+    number = state["round_no"]
+    while not state["finished"] and state["round_no"] == number:
+        state, _ = engine.apply(state, act("ann", decide))
+    return state
+
+
+@pytest.mark.parametrize("names", [(), ("ann", "bob")])
+def test_one_player_needs_exactly_one_seat(names: tuple[str, ...]):
+    with pytest.raises(RulesError) as caught:
+        engine.new_game("classic", seats=_ids(*names), options={"one_player": True}, seed="s")
+    assert caught.value.code == "bad_record" and "exactly one seat" in caught.value.message
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_one_player_is_true_or_false(value: Any):
+    with pytest.raises(RulesError) as caught:
+        engine.new_game("classic", seats=_ids("ann"), options={"one_player": value}, seed="s")
+    assert caught.value.code == "bad_record" and "one_player" in caught.value.message
+
+
+def test_without_one_player_the_options_stay_as_they_were():
+    state, _ = engine.new_game(
+        "classic", seats=_ids("ann", "bob"), options={"one_player": False}, seed="s"
+    )
+    assert state["options"] == {"rounds": 5}
+
+
+def test_removing_the_one_player_ends_the_match_without_a_winner():
+    state, _ = engine.new_game("classic", seats=_ids("ann"), options={"one_player": True}, seed="s")
+    state, events = engine.apply(state, remove("ann"))
+    assert state["finished"] and engine.result(state)["final"]["winners"] is None
+    assert events[-1]["type"] == "finished"

@@ -318,3 +318,69 @@ def test_apply_does_not_change_its_input_and_the_state_survives_json():
         assert json.dumps(state, sort_keys=True) == frozen
         assert json.loads(json.dumps(new_state)) == new_state
         state = new_state
+
+
+# --- rounds: a tournament's duplicate heat -------------------------------------------------
+
+
+def _stand_round(state: State) -> State:
+    return play(state, ("bet", 1), "stand")
+
+
+def test_with_rounds_the_game_ends_once_that_many_rounds_are_played():
+    state, _ = start(seed="heat", options={"rounds": 3})
+    assert state["options"] == {"start_coins": 1000, "start_bank": 300, "rounds": 3}
+    for played in range(1, 4):
+        state = _stand_round(state)
+        assert engine.view(state, "ann")["rounds_played"] == played
+        if played < 3:
+            state = play(state, "next_round")
+    assert state["finished"] and state["game_over"] == "rounds_played"
+    assert engine.view(state, "ann")["rounds_total"] == 3
+
+
+def test_with_rounds_a_new_game_is_not_offered_and_is_refused():
+    state, _ = start(seed="heat", options={"rounds": 2})
+    assert "new_game" not in [a["action"] for a in engine.legal_actions(state)["actions"]]
+    error = error_of(state, {"seat": "ann", "action": "new_game"})
+    assert error.code == "illegal_action" and "rounds" in error.message
+    state = _stand_round(state)
+    assert [a["action"] for a in engine.legal_actions(state)["actions"]] == ["next_round"]
+
+
+def test_with_rounds_round_r_opens_with_shuffle_r_whatever_was_played_before():
+    def openings(bet: int, restart: bool) -> list[str]:
+        state, _ = start(seed="same", options={"rounds": 4})
+        seen = []
+        while not state["finished"]:
+            if restart:
+                state = play(state, "restart")
+            seen.append(state["hand"][0])
+            state = play(state, ("bet", min(bet, engine.view(state, "ann")["bank"])), "hit")
+            if not state["finished"] and state["phase"] == "draw":
+                state = play(state, "stand")
+            if not state["finished"]:
+                state = play(state, "next_round")
+        return seen
+
+    first = openings(1, False)
+    assert len(first) == 4 and first == openings(5, True)
+
+
+def test_a_bank_broken_before_the_last_round_still_ends_the_game():
+    state, _ = start(["AH", "9S", "AD"], options={"rounds": 5})
+    state = play(state, ("bet", 300), "hit")
+    assert state["finished"] and state["game_over"] == "bank_broken"
+
+
+@pytest.mark.parametrize("rounds", [0, -1, 1.0, True, "3", None])
+def test_rounds_is_a_whole_number_of_one_or_more(rounds: Any):
+    with pytest.raises(RulesError) as caught:
+        start(["9H", "TS"], options={"rounds": rounds})
+    assert caught.value.code == "bad_record" and "rounds" in caught.value.message
+
+
+def test_without_rounds_the_options_and_the_view_say_no_limit():
+    state, _ = start(["9H", "TS"])
+    assert state["options"] == {"start_coins": 1000, "start_bank": 300}
+    assert engine.view(state, "ann")["rounds_total"] is None
