@@ -234,7 +234,9 @@ class Table(models.Model):
         def refuse(field: str, message: Any) -> None:
             errors.setdefault(field, []).append(message)
 
-        if not spec.min_seats <= self.seat_count <= spec.max_seats:
+        # A tournament's heat table seats its one entrant, in classic too.
+        min_seats = 1 if self.duplicate is not None else spec.min_seats
+        if not min_seats <= self.seat_count <= spec.max_seats:
             if spec.min_seats == spec.max_seats:
                 msg = _("В варианте «%(variant)s» за столом ровно %(n)d мест(о).") % {
                     "variant": spec.name,

@@ -1,7 +1,8 @@
 """Two entrants' heats side by side (docs/tournaments.md, «Comparing heats»): round by
-round, each entrant's hands as they ended and the dealer's, from the heats' stored games.
-With the heat's fresh shoe per round, both started each round with the same cards, so
-what differs is what each decided."""
+round, each entrant's hands as they ended and the house's (classic's and blackjack's
+dealer, solo's banker), from the heats' stored games. Every heat deals round r from the
+same shuffle, so both started each round with the same cards, and what differs is what
+each decided."""
 
 from __future__ import annotations
 
@@ -29,11 +30,16 @@ class Hand:
     delta: float
 
 
+# The house's hand in a round entry of the hand record (docs/hand-record.md §4.2).
+HOUSE_SEATS = ("dealer", "banker")
+
+
 @dataclass(frozen=True)
 class Side:
     hands: list[Hand]
     dealer: list[Card]
     dealer_total: int
+    house: str  # "dealer" or "banker": who the entrant played against
 
 
 @dataclass(frozen=True)
@@ -50,13 +56,14 @@ def card(code: str) -> Card:
 
 def _side(played: dict[str, Any], seat: str) -> Side:
     hands = [h for h in played["hands"] if h["seat"] == seat]
-    dealer = next(h for h in played["hands"] if h["seat"] == "dealer")
+    dealer = next(h for h in played["hands"] if h["seat"] in HOUSE_SEATS)
     return Side(
         hands=[
             Hand([card(c) for c in h["cards"]], h["total"], h["outcome"], h["delta"]) for h in hands
         ],
         dealer=[card(c) for c in dealer["cards"]],
         dealer_total=dealer["total"],
+        house=dealer["seat"],
     )
 
 

@@ -6,8 +6,8 @@ Each heat table carries `duplicate` (tables.models.Table): live play deals its g
 once from the event's server seed, committed when registration opened, in the event's
 context and with no client seeds, so every entrant gets the same cards in the same order;
 the game stays sealed (no seed, no record) until the event ends. The entry's stack is the
-starting stack plus what the heat's game won or lost (`deltas`), ten tournament chips to a
-blackjack unit.
+starting stack plus what the heat's game won or lost for its seat (`deltas`): ten
+tournament chips to a blackjack unit, one to a classic point or a solo coin.
 """
 
 from __future__ import annotations
@@ -20,18 +20,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import engine
-from play.db.locks import lock_table
+from play.db.locks import lock_table, playing_game
 from play.models import Game
 from play.services import closing, moves, seating
 from play.services.errors import PlayError, SeatError
 from tables import services as table_services
 from tables.models import Table
+from tables.variants import VARIANTS
+from tournaments.models import HEAT_VARIANTS as HEAT_VARIANTS  # the services read it here
 from tournaments.models import Entry, Tournament
 from tournaments.standings import changed_on_commit
-
-# The variants a duplicate heat is played in: against the house, with a fixed number of
-# rounds in one game.
-HEAT_VARIANTS = ("blackjack",)
 
 
 def duplicate_context_table(tournament: Tournament) -> int:
@@ -42,9 +40,13 @@ def duplicate_context_table(tournament: Tournament) -> int:
 
 def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
     """The entrant's table: opened, the entrant seated, the heat's game dealt."""
+    # A classic heat is one match of the event's rounds (clean() keeps them a match length).
+    classic = bool(VARIANTS[tournament.variant].match_lengths)
+    match = {"match_length": tournament.rounds} if classic else {}
     with transaction.atomic():
         table = table_services.table_create(
             variant=tournament.variant,
+            **match,
             name=_("%(event)s · заезд %(player)s")
             % {"event": tournament.name[:40], "player": entry.player.username[:30]},
             private=True,
@@ -58,22 +60,25 @@ def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
         seating.seat_take(table=table, player=entry.player, invite=table.invite_code)
         entry.table = table
         entry.save(update_fields=["table"])
-        moves.game_start(table=table, by=entry.player)
+        if playing_game(table) is None:  # a solo table deals as its player sits down
+            moves.game_start(table=table, by=entry.player)
     return table
 
 
-# Tournament chips per unit a blackjack hand wins or loses: a natural pays 1.5 units, so
-# ten make every result whole.
-CHIPS_PER_UNIT = 10
+# Tournament chips per unit of the heat's result (`deltas`): a blackjack natural pays 1.5
+# units, so ten make every result whole; classic's points (±100, +150) and solo's coins
+# are whole already.
+CHIPS_PER_UNIT = {"blackjack": 10, "classic": 1, "solo": 1}
 
 
 def heat_score(game: Game | None) -> int:
     """What the heat's game won or lost for its one seat so far, in tournament chips (0
-    before a deal)."""
+    before a deal). Only the seat's own delta: solo's also lists the bank's, its opposite."""
     if game is None:
         return 0
     deltas: dict[str, Any] = (game.result or engine.result(game.state))["deltas"]
-    return round(sum(deltas.values()) * CHIPS_PER_UNIT)
+    seat = game.players[0]["id"]
+    return round(deltas.get(seat, 0) * CHIPS_PER_UNIT[game.variant])
 
 
 def _heat_over(entry: Entry, tournament: Tournament, game: Game | None) -> None:

@@ -15,7 +15,11 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from tables.variants import variant_choices
+from tables.variants import VARIANTS, variant_choices
+
+# The variants a duplicate heat is played in (tournaments/heats.py): against the house,
+# with a fixed number of rounds in one game.
+HEAT_VARIANTS = ("classic", "solo", "blackjack")
 
 
 class Tournament(models.Model):
@@ -141,13 +145,22 @@ class Tournament(models.Model):
                 }
             )
         # Only the duplicate heat is played so far (docs/tournaments.md, «Still to come»).
-        if self.format != self.Format.DUPLICATE or self.variant not in ("blackjack",):
+        if self.format != self.Format.DUPLICATE or self.variant not in HEAT_VARIANTS:
             raise ValidationError(
                 {
                     "format": _(
-                        "Пока проводятся только дубликатные заезды по блэкджеку: "
-                        "другие форматы и варианты ещё не готовы."
+                        "Пока проводятся только дубликатные заезды — в классике, против "
+                        "банкира и в блэкджеке: другие форматы и варианты ещё не готовы."
                     )
+                }
+            )
+        # A classic heat is one match: its length is one the rules know.
+        lengths = VARIANTS[self.variant].match_lengths
+        if lengths and self.rounds not in lengths:
+            raise ValidationError(
+                {
+                    "rounds": _("Партия в классике — %(choices)s раздач.")
+                    % {"choices": ", ".join(map(str, lengths))}
                 }
             )
 

@@ -78,10 +78,20 @@ def engine_options(table: Table) -> dict[str, Any]:
         options["banks"] = 1
     elif table.variant == BLACKJACK:
         options = {"rounds": OPEN_ENDED, "one_shoe": True}
-    if table.duplicate is not None and table.variant == BLACKJACK:
-        # A heat: its rounds in one game, each from a shoe of its own, so that round r
-        # starts with the same cards at every entrant's table.
-        options = {"rounds": table.duplicate["rounds"], "fresh_shoe": True}
+    if table.duplicate is not None:
+        options = _heat_options(table.variant, options, table.duplicate["rounds"])
+    return options
+
+
+def _heat_options(variant: str, options: dict[str, Any], rounds: int) -> dict[str, Any]:
+    """A tournament's duplicate heat: its rounds in one game, round r starting with the
+    same cards at every entrant's table (round r is the seed's shuffle r - 1)."""
+    if variant == BLACKJACK:  # each round from a shoe of its own, not the running shoe
+        return {"rounds": rounds, "fresh_shoe": True}
+    if variant == CLASSIC:  # the entrant alone against the dealer, for the match's length
+        return {"rounds": rounds, "one_player": True}
+    if variant == SOLO:  # a fixed number of rounds, and no new game to start over with
+        return {**options, "rounds": rounds}
     return options
 
 
@@ -149,7 +159,8 @@ def start_next(table: Table, now: datetime.datetime) -> Game | None:
 
 
 def _check_players(table: Table, seats: list[Seat]) -> list[Seat]:
-    need = _MIN_PLAYERS[table.variant]
+    # A heat's table seats its entrant alone (classic's match then has the one player).
+    need = 1 if table.duplicate is not None else _MIN_PLAYERS[table.variant]
     if len(seats) < need or not any(not s.is_ai for s in seats):
         raise PlayError(
             "not_enough_players",

@@ -39,8 +39,10 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
     host may pick the match length (5, 7 or 10 rounds) as they start it. Returns the game
     once dealt, None while its commitment waits for the players' client seeds."""
     table = lock_table(table.pk)
-    if table.variant == BLACKJACK and table.seats.filter(player=by).exists():
-        pass  # a training table's player starts their own session
+    if (table.variant == BLACKJACK or table.duplicate is not None) and table.seats.filter(
+        player=by
+    ).exists():
+        pass  # a training table's player starts their own session; a heat's, their heat
     else:
         require_host(table, by)
     if rounds is not None:
@@ -188,7 +190,7 @@ def _move_checked(
         raise PlayError("paused", _("Игра на паузе."))
     name = action.get("action")
     if table.variant == SOLO and name == "new_game":
-        _solo_new_game_allowed(game)
+        _solo_new_game_allowed(table, game)
         return lambda: _solo_new_game(table, game)
     if name == "remove" or name == "timeout" or (name == "cut" and table.variant != SALON):
         raise PlayError("illegal_action", _("Этот ход нельзя сделать самому."))
@@ -203,7 +205,11 @@ def _move_checked(
     return made
 
 
-def _solo_new_game_allowed(game: Game) -> None:
+def _solo_new_game_allowed(table: Table, game: Game) -> None:
+    if table.duplicate is not None:
+        # A tournament heat is one game: a new one would end it with what it has won so
+        # far, or start it over when it went badly.
+        raise PlayError("illegal_action", _("Турнирный заезд — одна игра: новую не начинают."))
     if game.state.get("bet") is not None:
         raise PlayError("illegal_action", _("Новую игру нельзя начать, пока ставка в игре."))
 
@@ -211,7 +217,7 @@ def _solo_new_game_allowed(game: Game) -> None:
 def _solo_new_game(table: Table, game: Game) -> dict[str, Any]:
     """«Новая игра»: the current game's record ends (its seed is revealed) and a fresh game
     with a fresh seed begins. Refused while a confirmed bet is in play (docs/rules/solo.md §5.2)."""
-    _solo_new_game_allowed(game)
+    _solo_new_game_allowed(table, game)
     now = wall.now()
     end_game(table, game, now, status=Game.Status.FINISHED)
     start_next(table, now)

@@ -224,7 +224,8 @@ def seat_leave(*, table: Table, player: Any) -> bool:
     """Stand up. Between games the seat is freed at once; during a game the player's
     decisions are played by the clock at once (a forfeit: stand, or sit the duel out) and
     the seat is freed when the game ends — `classic` removes the player from the match and
-    `solo` ends its game, as their rules say."""
+    `solo` ends its game, as their rules say — except at a tournament heat, whose result
+    that would lock in: there classic's clock plays the rest and solo refuses."""
     table = lock_table(table.pk)
     seat = table.seats.filter(player=player).select_related("player").first()
     if seat is None:
@@ -241,12 +242,24 @@ def _forfeit(table: Table, seat: Seat, now: datetime.datetime) -> None:
         seat.delete()
         frames_on_commit(table, latest_game(table), [{"type": "stood_up", "seat": sid}])
         return
+    if table.variant == SOLO and table.duplicate is not None:
+        # Ending a tournament heat would lock in what it has won so far, and solo has no
+        # clock to play it out: the heat waits for its entrant until the event ends.
+        raise PlayError(
+            "illegal_action",
+            _(
+                "Из турнирного заезда не встают: доиграйте его. Можно просто уйти "
+                "со страницы — заезд подождёт вас до конца турнира."
+            ),
+        )
     if table.variant == SOLO:
         seat.delete()
         end_game(table, game, now, status=Game.Status.FINISHED)
         frames_on_commit(table, game, [{"type": "stood_up", "seat": sid}])
         return
-    if table.variant == CLASSIC and sid in game.state["players"]:
+    # A heat's entrant is not removed from the match (that would end the heat with what it
+    # has won): the clock plays the rest of it, below, as at a blackjack heat.
+    if table.variant == CLASSIC and sid in game.state["players"] and table.duplicate is None:
         seat.delete()
         transition(table, game, {"action": "remove", "target": sid}, now)
         return

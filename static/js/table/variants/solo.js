@@ -61,6 +61,7 @@ function gameOverLine(view) {
     bank_broken: t("Банк сорван — вы выиграли игру!"),
     player_broke: t("Монеты кончились — игра окончена."),
     bank_closed: t("После стука банк закрыт — игра окончена."),
+    rounds_played: t("Все раунды заезда сыграны — игра окончена."),
   }[view.game_over];
   return text ? h("p", { class: "solo-over", role: "status" }, text) : null;
 }
@@ -95,7 +96,19 @@ function panel(view) {
     h("div", { class: "stat", dataset: { stat: "coins" } }, h("dt", {}, t("Монеты")), h("dd", {}, String(view.coins))),
     h("div", { class: "stat", dataset: { stat: "bank" } }, h("dt", {}, t("Банк")), h("dd", {}, String(view.bank))),
     h("div", { class: "stat", dataset: { stat: "bet" } }, h("dt", {}, t("Ставка")), h("dd", {}, betText)),
+    view.rounds_total ? roundStat(view) : null,
     view.stuk ? h("div", { class: "stat stuk" }, h("dt", {}, t("Стук")), h("dd", {}, t("последняя раздача"))) : null,
+  );
+}
+
+/** A tournament heat's game of a fixed number of rounds: which round this is. */
+function roundStat(view) {
+  const current = Math.min(view.rounds_total, view.rounds_played + (view.phase === "over" ? 0 : 1));
+  return h(
+    "div",
+    { class: "stat", dataset: { stat: "rounds" } },
+    h("dt", {}, t("Раунд")),
+    h("dd", {}, fmt(t("%(n)s из %(total)s"), { n: current, total: view.rounds_total })),
   );
 }
 
@@ -241,6 +254,8 @@ export function extras(state, ctx) {
   const game = state.game;
   if (!ctx.me || state.table.pending || state.table.status !== "open") return [];
   if (game && game.status === "playing") return [];
+  // A tournament's heat (its shoe's context names minus the tournament) is one game.
+  if (game && game.context && game.context.table < 0) return [];
   return [startButton("new_game", () => ctx.command("new_game"))];
 }
 
@@ -273,6 +288,7 @@ export function describe(event, state) {
       bank_broken: t("Банк сорван — игра окончена"),
       player_broke: t("Монеты кончились — игра окончена"),
       bank_closed: t("Банк закрыт — игра окончена"),
+      rounds_played: t("Раунды заезда сыграны — игра окончена"),
     }[event.reason] || t("Игра окончена");
   }
   return null;
