@@ -9,6 +9,9 @@
   exact expected values for this seat's view); a `solo` bet is the best end of its range,
   which the coach lists as its two options. Where the coach values nothing (a single
   offer, `next_round`) the decision is plain: the one thing to do, or the next round.
+  Where the coach is silent on a real choice (a tournament heat, where it gives no hints
+  until the event ends), `games.ai`'s player for the variant decides: `blackjack` `hard`
+  (the chart computed from the variant's rules), `solo` `player`.
 
 A decision is the `action` message's fields: ``{"action": ..., "amount"?, "position"?}``.
 """
@@ -25,6 +28,8 @@ Decision = dict[str, Any]
 # The strongest AI level of each variant the bot plays by `games.ai`.
 AI_LEVELS = {"classic": "hard", "banker36": "hard", "salon": "ponter"}
 COACHED = ("blackjack", "solo")
+# Who decides a coached variant's choice the coach leaves unvalued (a tournament heat).
+COACH_SILENT_LEVELS = {"blackjack": "hard", "solo": "player"}
 # Never chosen by the bot: they start a game or a round over, they do not play it.
 NOT_MOVES = frozenset({"restart", "new_game"})
 
@@ -67,5 +72,11 @@ def decide(
     if not actions:
         raise NoDecision("the view offers no action")
     if variant in COACHED:
-        return from_hint(hint, actions)
+        try:
+            return from_hint(hint, actions)
+        except NoDecision:
+            if hint is not None:
+                raise
+            chosen = ai.choose_action(variant, COACH_SILENT_LEVELS[variant], view, actions)
+            return {key: value for key, value in chosen.items() if key != "seat"}
     return by_ai(variant, view)

@@ -198,7 +198,10 @@ def coach_state(request: HttpRequest, table_id: int) -> HttpResponse:
     game = Game.objects.filter(table=table).select_related("table").order_by("-number").first()
     hint = None
     last_round = None
-    if game is not None:
+    # A tournament heat's game (sealed until the event ends) is played without the coach:
+    # a hint, or a review of the round just played, would play it for the entrant, and the
+    # ranking measures the entrant's own decisions (docs/tournaments.md).
+    if game is not None and not game.sealed:
         game_review(game)
         state = game.state
         if game.is_playing:
@@ -218,9 +221,9 @@ def coach_state(request: HttpRequest, table_id: int) -> HttpResponse:
                 **_summary(decisions),
                 "review": [described(decision_dict(d)) for d in decisions],
             }
-    session = Decision.objects.filter(user=request.user, game__table=table).filter(
-        Q(game__finished_at__isnull=True) | Q(game__finished_at__gte=seat.seated_at)
-    )
+    session = Decision.objects.filter(
+        user=request.user, game__table=table, game__sealed=False
+    ).filter(Q(game__finished_at__isnull=True) | Q(game__finished_at__gte=seat.seated_at))
     return json_answer(
         Coach(
             type="coach",

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bot import policy
+from games import ai, engine
 
 
 def classic_view(cards: list[str], total: int, soft: bool, up: str) -> dict[str, Any]:
@@ -163,11 +164,36 @@ def test_where_the_coach_values_nothing_the_bot_goes_on_to_the_next_round() -> N
     assert policy.decide("solo", view, None) == {"action": "next_round"}
 
 
-def test_an_unvalued_choice_is_no_decision_rather_than_a_guess() -> None:
+def test_where_the_coach_is_silent_on_a_real_choice_the_variants_ai_decides() -> None:
+    # A tournament heat: the coach gives no hint until the event ends (null `hint`), and
+    # the bot plays the variant's computed chart, from the same view, instead of stopping.
+    state, _ = engine.new_game("blackjack", seats=[{"id": "ann"}], seed="policy-heat")
+    while engine.view(state, "ann").get("turn") != "ann" or not any(
+        a["action"] in ("hit", "stand") for a in engine.view(state, "ann")["actions"]
+    ):
+        state = next_state(state)
+    view = engine.view(state, "ann")
+    expected = ai.choose_action("blackjack", "hard", view, view["actions"])
+    expected.pop("seat", None)
+    assert policy.decide("blackjack", view, None) == expected
+
+
+def next_state(state: dict[str, Any]) -> dict[str, Any]:
+    """The game one plain step on (a bet, or the next round) towards a hit-or-stand choice."""
+    view = engine.view(state, "ann")
+    action = view["actions"][0]
+    move = {"seat": "ann", "action": action["action"]}
+    if action["action"] == "bet":
+        move["amount"] = action.get("min", 1)
+    return engine.apply(state, move)[0]
+
+
+def test_a_choice_the_coach_valued_but_cannot_be_played_is_no_decision() -> None:
     view = {
         "variant": "blackjack",
         "turn": "ann",
         "actions": [{"action": "hit"}, {"action": "stand"}],
     }
+    valued = hint(option("split", 0.3, True), option("hit", 0.1, False))
     with pytest.raises(policy.NoDecision):
-        policy.decide("blackjack", view, None)
+        policy.decide("blackjack", view, valued)

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from accounts.services import escrow_account
 from games import fairness
+from insights.models import Decision
 from play.models import Game
 from play.services import moves, seating
 from play.services.errors import PlayError
@@ -252,3 +253,22 @@ def test_admin_takes_duplicate_heats_of_the_house_variants_and_classics_match_le
     with pytest.raises(ValidationError) as caught:
         event.full_clean()
     assert refused in caught.value.message_dict
+
+
+def test_the_coach_is_silent_in_a_sealed_heat_and_its_review_waits_for_the_event_end(
+    make_user, client, django_capture_on_commit_callbacks
+):
+    tournament, _users = a_heat(make_user, "solo", players=2)
+    first, _second = entries_of(tournament)
+    client.force_login(first.player)
+    url = reverse("coach_state", args=[first.table_id])
+    silent = client.get(url).json()
+    # The entrant's bet is a real choice, and an ordinary solo table values it: not here.
+    assert heat_game(first).state["phase"] == "bet"
+    assert silent["hint"] is None and silent["last_round"] is None
+    with django_capture_on_commit_callbacks(execute=True):
+        play_game_randomly(first.table, {first.player.pk: first.player}, random.Random(3))
+    during = client.get(url).json()
+    assert during["last_round"] is None and during["session"]["decisions"] == 0
+    # Reviewed all the same (the game's end reviews it), for the replay once unsealed.
+    assert Decision.objects.filter(game=heat_game(first)).exists()
