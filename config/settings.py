@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "chat",
     "moderation",
     "tournaments",
+    "push",
 ]
 
 MIDDLEWARE = [
@@ -252,6 +253,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 5.0,
         "options": {"expires": 5.0},
     },
+    # Web Push (push.tasks): «Турнир начинается через 5 минут» to the entrants of the events
+    # about to start, once each; nothing at all while push is off (no VAPID keys).
+    "push-reminders": {
+        "task": "push.tasks.push_reminders",
+        "schedule": 30.0,
+        "options": {"expires": 30.0},
+    },
     "chat-prune": {
         "task": "chat.tasks.chat_prune",
         "schedule": 3600.0,
@@ -315,6 +323,15 @@ TABLE_OPENS_PER_HOUR = env.int("TABLE_OPENS_PER_HOUR", default=10)
 # with 4430 (docs/protocol.md §3).
 WS_CONNECTIONS_PER_USER = env.int("WS_CONNECTIONS_PER_USER", default=10)
 WS_CONNECTIONS_PER_ADDRESS = env.int("WS_CONNECTIONS_PER_ADDRESS", default=50)
+
+# Web Push (push/, docs/decisions.md «Web Push»): the site's VAPID key pair (RFC 8292),
+# base64url as `manage.py webpush_keys` prints it — the public key is the browser's
+# applicationServerKey, the private one signs every push — and the contact the push
+# services may write to (a mailto: or https: URL). Without both keys push is off: no opt-in
+# button, no notification, nothing stored.
+WEBPUSH_VAPID_PUBLIC_KEY = env.str("WEBPUSH_VAPID_PUBLIC_KEY", default="")
+WEBPUSH_VAPID_PRIVATE_KEY = env.str("WEBPUSH_VAPID_PRIVATE_KEY", default="")
+WEBPUSH_VAPID_SUBJECT = env.str("WEBPUSH_VAPID_SUBJECT", default="mailto:admin@localhost")
 
 # --- Auth ------------------------------------------------------------------------------
 

@@ -24,8 +24,9 @@ BACKGROUND_COLOUR = "#f8f6f1"
 def web_manifest(request: HttpRequest) -> HttpResponse:
     """The web app manifest, so that a phone can add Twenty-One to its home screen and open
     it full-screen. A view rather than a static file: the icons' names are hashed in
-    production, and the name follows the visitor's language. No service worker: browsers
-    install a site without one nowadays, and the game needs the network anyway."""
+    production, and the name follows the visitor's language. Its scope is the service
+    worker's (/sw.js, push.views): the installed app shows the offline page without a
+    network."""
     icons = [
         ("img/icon-192.png", "192x192", "image/png", "any"),
         ("img/icon-512.png", "512x512", "image/png", "any"),
@@ -69,4 +70,5 @@ urlpatterns = [
     path("", include("people.urls")),
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
+    path("", include("push.urls")),
 ]

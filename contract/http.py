@@ -317,6 +317,63 @@ class WebManifest(Message, kw_only=True):
     icons: list[ManifestIcon]
 
 
+# --- Web Push --------------------------------------------------------------------------
+
+# The browser's keys, base64url (RFC 8291): its P-256 public key and its auth secret.
+_BASE64URL = r"^[A-Za-z0-9_-]+=*$"
+PushEndpoint = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        pattern=r"^https?://[^\s\x00]+$",
+        description="the push service's URL for this browser: https (http only to this "
+        "machine, 127.0.0.1 or localhost, while the site is served over plain http)",
+    ),
+]
+
+
+class PushKeys(Message, kw_only=True):
+    p256dh: Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=_BASE64URL)]
+    auth: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=_BASE64URL)]
+
+
+class PushSubscriptionBody(Message, kw_only=True):
+    """A browser's push subscription, as `PushSubscription.toJSON()` gives it."""
+
+    endpoint: PushEndpoint
+    keys: PushKeys
+    # The browser's own name for it (PushSubscription.toJSON): read, not kept.
+    expirationTime: int | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class PushUnsubscribeBody(Message, kw_only=True):
+    """The subscription to forget, by its endpoint."""
+
+    endpoint: PushEndpoint
+
+
+class PushSubscribed(Message, kw_only=True):
+    subscription: Id
+    created: Annotated[bool, msgspec.Meta(description="false: this browser's, updated")]
+
+
+class PushUnsubscribed(Message, kw_only=True):
+    deleted: Annotated[bool, msgspec.Meta(description="false: there was none")]
+
+
+class PushPayload(Message, kw_only=True):
+    """What a push message carries (encrypted for the browser): the notification the
+    service worker shows."""
+
+    title: str
+    body: str
+    url: Annotated[str, msgspec.Meta(description="a path of this site, opened on a click")]
+    tag: Annotated[
+        str,
+        msgspec.Meta(description="`table-<id>` or `tournament-<id>`: one notification per tag"),
+    ]
+
+
 # --- the replay page's data and the health check --------------------------------------
 
 
@@ -688,6 +745,52 @@ ENDPOINTS = (
         "The web app manifest",
         (Response(200, "the manifest, as `application/manifest+json`", WebManifest),),
         auth="none",
+    ),
+    Endpoint(
+        "post",
+        "/push/subscriptions/",
+        "pushSubscribe",
+        "Keep this browser's Web Push subscription for the signed-in player",
+        (
+            Response(201, "kept", PushSubscribed),
+            Response(
+                200, "this browser's, updated (its keys, its player, its language)", PushSubscribed
+            ),
+            Response(
+                400,
+                "not JSON; not an object, " + _MALFORMED + "; an http endpoint (but a local one "
+                "while the site is served over http)",
+                ErrorBody,
+                ("bad_json", "bad_message"),
+            ),
+            Response(401, "not signed in", ErrorBody, ("not_signed_in",)),
+            Response(403, "no CSRF token (an HTML page)"),
+            Response(404, "Web Push is off on this site (no VAPID keys)", ErrorBody, ("push_off",)),
+            Response(405, "any method but POST or DELETE"),
+        ),
+        request=PushSubscriptionBody,
+        description="JSON (`Content-Type: application/json`) with the `csrftoken` cookie's "
+        "value in `X-CSRFToken`.",
+    ),
+    Endpoint(
+        "delete",
+        "/push/subscriptions/",
+        "pushUnsubscribe",
+        "Forget this browser's Web Push subscription",
+        (
+            Response(200, "forgotten (or there was none)", PushUnsubscribed),
+            Response(
+                400,
+                "not JSON; not an object, or " + _MALFORMED,
+                ErrorBody,
+                ("bad_json", "bad_message"),
+            ),
+            Response(401, "not signed in", ErrorBody, ("not_signed_in",)),
+            Response(403, "no CSRF token (an HTML page)"),
+            Response(404, "Web Push is off on this site (no VAPID keys)", ErrorBody, ("push_off",)),
+        ),
+        request=PushUnsubscribeBody,
+        description="JSON, with `X-CSRFToken`, as the subscription.",
     ),
     Endpoint(
         "get",

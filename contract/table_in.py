@@ -114,6 +114,13 @@ class Chat(Command, kw_only=True, tag_field="type", tag="chat"):
     reaction: str | UnsetType = UNSET
 
 
+class Visibility(Message, kw_only=True, tag_field="type", tag="visibility"):
+    """The table page says whether it is visible now (§5.6); no answer. «Ваш ход» by Web Push
+    reaches a player only while none of their pages of the table is visible."""
+
+    visible: bool
+
+
 REQUESTS: dict[str, type[Request]] = {
     "ping": Ping,
     "snapshot": SnapshotRequest,
@@ -137,7 +144,10 @@ COMMANDS: dict[str, type[Command]] = {
     "chat": Chat,
 }
 
+# Notes: neither an id nor an answer (a page's state, told to the server).
+NOTES: dict[str, type[Message]] = {"visibility": Visibility}
+
 MESSAGES = tuple(
     SocketMessage("table", "send", kind, name, (kind.__doc__ or name).split("\n\n")[0])
-    for name, kind in {**REQUESTS, **COMMANDS}.items()
+    for name, kind in {**REQUESTS, **COMMANDS, **NOTES}.items()
 )

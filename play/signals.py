@@ -39,3 +39,15 @@ Sent after the transaction that ended it commits, with `Signal.send_robust`, as
 (`games.deals.ends_a_deal`), so a move costs no query for it. The table chat releases
 the spectators' messages it held from the seated players (docs/protocol.md §17).
 """
+
+decision_started = Signal()
+"""A person's decision clock started: at ``table_id``, the game ``game_id`` waits for the
+seat ``seat_id`` of the user ``user_id`` until ``deadline`` (an aware datetime), the
+decision being the one of the game's state ``version``; the sender is `play.models.Game`.
+
+Sent after the transaction that started the clock commits, with `Signal.send_robust`, as
+`game_ended`; only for a signed-in player's seat whose clock runs (not an AI seat's, not a
+seat being left, not while the game is paused, not in `solo`, which has no clock). Web Push
+(`push.receivers`) tells a player who is not looking at the table that it is their turn,
+without live play knowing of it.
+"""

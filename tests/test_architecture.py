@@ -44,6 +44,7 @@ LAYERS = (
     "chat",
     "moderation",
     "tournaments",
+    "push",
     "config",
 )
 APPS = LAYERS

@@ -29,6 +29,7 @@ from tables.models import Table
 from tables.variants import VARIANTS
 from tournaments.models import HEAT_VARIANTS as HEAT_VARIANTS  # the services read it here
 from tournaments.models import Entry, Tournament
+from tournaments.signals import table_ready_on_commit
 from tournaments.standings import changed_on_commit
 
 
@@ -60,6 +61,7 @@ def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
         seating.seat_take(table=table, player=entry.player, invite=table.invite_code)
         entry.table = table
         entry.save(update_fields=["table"])
+        table_ready_on_commit(tournament=tournament, entry=entry, table=table)
         if playing_game(table) is None:  # a solo table deals as its player sits down
             moves.game_start(table=table, by=entry.player)
     return table

@@ -115,6 +115,7 @@ class TableConsumer(  # type: ignore[misc]
             language=self.language,
             send=self._send,
             join=self._join,
+            channel_name=self.channel_name,
             session_key=self.session_key if self.signed_in else None,
             session_user_id=(
                 self.user.pk if self.user is not None and self.user.is_authenticated else None

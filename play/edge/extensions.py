@@ -45,6 +45,9 @@ class Connection:
     # The scopes of the access token the socket signed in with (docs/protocol.md
     # §2.2.1); None for a session, which may do everything its user may.
     token_scopes: frozenset[str] | None = None
+    # The connection's channel name: the key of its `play.models.Presence` row (signed in),
+    # by which an extension keeps what it knows of this connection.
+    channel_name: str = ""
     # Each extension's own state for this connection, under its name.
     state: dict[str, Any] = field(default_factory=dict)
 

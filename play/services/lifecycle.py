@@ -34,7 +34,7 @@ from play.models import Game, GameEvent
 from play.services.chips import chips_sync, eligible_seats, eligible_with_wallets
 from play.services.errors import PlayError
 from play.services.records import OPEN_ENDED, game_record
-from play.signals import deal_ended, game_ended
+from play.signals import deal_ended, decision_started, game_ended
 from play.wall import seconds
 from tables.models import Seat, Table
 from tables.signals import table_changed_on_commit
@@ -344,6 +344,8 @@ def _after(
         if pause:
             game.clock_starts_at = now + seconds(pause)
         game.deadline = now + seconds(pause + wait)
+        if wait and not entry.get("ai") and entry.get("user"):
+            _announce_decision_on_commit(table, game, seat_id, entry["user"])
     # What a transition changes (every other field is saved where it is changed): not the
     # game's players, options and seeds again with every move.
     store.row_update(game, list(_TRANSITION_FIELDS), later=later)
@@ -419,6 +421,21 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
 
 def _announce_ended(game_id: int) -> None:
     game_ended.send_robust(sender=Game, game_id=game_id)
+
+
+def _announce_decision_on_commit(table: Table, game: Game, seat_id: str, user_id: int) -> None:
+    """`play.signals.decision_started`, once this transaction commits."""
+    if not decision_started.has_listeners(Game):
+        return
+    started = {
+        "table_id": table.pk,
+        "game_id": game.pk,
+        "seat_id": seat_id,
+        "user_id": user_id,
+        "version": game.state["version"],
+        "deadline": game.deadline,
+    }
+    transaction.on_commit(lambda: decision_started.send_robust(sender=Game, **started), robust=True)
 
 
 def _announce_deal_ended_on_commit(table_id: int, game_id: int) -> None:

@@ -21,6 +21,11 @@ export function randomToken(length, alphabet = `${ID_CHARS}_-`) {
   return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
 }
 
+/** The page's `visibility` note (docs/protocol.md §5.6): whether the player sees the table. */
+function visibilityNote() {
+  return { type: "visibility", visible: document.visibilityState === "visible" };
+}
+
 export class TableSocket {
   /**
    * @param {string} url  ws:// or wss:// URL of the table socket
@@ -41,6 +46,8 @@ export class TableSocket {
     this.tick = setInterval(() => this.watch(), 5000);
     window.addEventListener("online", () => this.soon());
     document.addEventListener("visibilitychange", () => {
+      // The server sends «Ваш ход» by Web Push only while no page of the table is visible.
+      this.raw(visibilityNote());
       if (document.visibilityState === "visible") this.soon();
     });
     window.addEventListener("pagehide", () => {
@@ -68,6 +75,7 @@ export class TableSocket {
     socket.addEventListener("open", () => {
       if (socket !== this.socket) return;
       this.lastHeard = Date.now();
+      this.raw(visibilityNote());
       this.setState("open");
       // Unanswered commands go again, under their own ids: the server answers a command
       // it already ran with its first answer ("repeat": true) and does not run it twice.
