@@ -1,5 +1,5 @@
 """Web Push's writes and decisions: subscriptions kept and dropped, each notification
-decided once (`Notice`) and delivered after commit by a Celery task (push.tasks), and the
+decided once (`Notice`) and delivered after commit by a Celery task (push.delivery), and the
 table pages' visibility, which keeps «Ваш ход» from a player looking at the table.
 
 Push is off until the VAPID keys are set (settings.WEBPUSH_VAPID_*): then nothing here
@@ -17,6 +17,7 @@ from django.db.models import Subquery
 from django.urls import reverse
 
 from play.models import Game, Presence
+from push.delivery import push_deliver
 from push.models import Notice, PageView, Subscription
 from tables.models import Table
 from tournaments.models import Entry, Tournament
@@ -84,8 +85,6 @@ def notice_create(
     subscription)."""
     if not Subscription.objects.filter(user_id=user_id).exists():
         return None
-    from push.tasks import push_deliver  # the task module imports this one
-
     with transaction.atomic():
         notice, created = Notice.objects.get_or_create(
             user_id=user_id,

@@ -47,6 +47,7 @@ NOT_PAGES = {
     "moderation:notice_read",
     "tournament_register",
     "tournament_withdraw",
+    "push_subscriptions",
 }
 
 
@@ -105,6 +106,8 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
     event = Tournament.objects.filter(name="Заезд").first() or _an_event(ann, bob)
     return {
         "web_manifest": [reverse("web_manifest")],
+        "service_worker": [reverse("service_worker")],
+        "offline": [reverse("offline")],
         "javascript-catalog": [reverse("javascript-catalog")],
         "signup": [reverse("signup")],
         "login": [reverse("login")],
