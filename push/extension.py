@@ -13,7 +13,7 @@ from contract import table_in
 from contract.reading import Problem, read
 from play.edge.extensions import Connection
 from play.edge.sockets import database, refusal_of
-from push.services import page_visibility_set
+from push.services import page_visibility_set, push_enabled
 
 
 class VisibilityExtension:
@@ -30,8 +30,9 @@ class VisibilityExtension:
         if isinstance(checked, Problem):
             await connection.send(refusal_of(checked))
             return
-        if connection.user_id is None or not connection.channel_name:
-            return  # an anonymous watcher is told nothing, and has nothing to be told
+        if connection.user_id is None or not connection.channel_name or not push_enabled():
+            # An anonymous watcher is told nothing, and with push off nothing is kept.
+            return
         await database(page_visibility_set)(
             channel_name=connection.channel_name,
             user_id=connection.user_id,

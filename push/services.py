@@ -24,6 +24,8 @@ from tournaments.models import Entry, Tournament
 
 # «Турнир начинается через 5 минут»: the entrants of an event that starts this soon.
 REMINDER_BEFORE = datetime.timedelta(minutes=5)
+# How long a notice is kept after its news is over.
+NOTICE_KEPT_AFTER = datetime.timedelta(days=1)
 # The longest a notice of a tournament table may wait in the push service.
 TABLE_READY_LONGEST = datetime.timedelta(hours=6)
 
@@ -169,11 +171,14 @@ def table_ready_notify(
 def reminders_send(*, now: datetime.datetime) -> int:
     """«Турнир начинается через 5 минут»: to every registered entrant with a subscription
     of an event starting within REMINDER_BEFORE, once per entrant and event (a beat run
-    twice sends nothing twice). Also forgets the visibility of sockets since closed. The
-    number of notices decided."""
+    twice sends nothing twice). Also forgets the visibility of sockets since closed and
+    the notices a day past their news. The number of notices decided."""
     if not push_enabled():
         return 0
     _prune_page_views()
+    # A notice is kept a day past its news: long enough that nothing is decided twice
+    # (each kind's news is over by then), short enough that the table stays small.
+    Notice.objects.filter(open_until__lt=now - NOTICE_KEPT_AFTER).delete()
     entries = (
         Entry.objects.filter(
             status=Entry.Status.REGISTERED,
@@ -219,12 +224,12 @@ def page_visibility_set(
     notices of this table are closed (one not delivered yet is dropped). Hidden, while the
     player's decision at this table runs and no other page of theirs there is visible:
     «Ваш ход» (returned)."""
+    if not push_enabled():
+        return None
     PageView.objects.update_or_create(
         channel_name=channel_name,
         defaults={"user_id": user_id, "table_id": table_id, "visible": visible},
     )
-    if not push_enabled():
-        return None
     if visible:
         Notice.objects.filter(user_id=user_id, tag=table_tag(table_id), open_until__gt=now).update(
             open_until=now

@@ -96,3 +96,20 @@ def test_an_entrants_heat_opening_sends_your_table_is_ready(
     assert payload["title"] == "Ваш стол готов"
     assert payload["url"] == f"/tables/{table_id}/"
     assert payload["tag"] == f"table-{table_id}"
+
+
+def test_the_beat_forgets_notices_a_day_past_their_news_and_closed_sockets_visibility(
+    make_user, vapid
+):
+    from push.models import PageView
+
+    ann = make_user("ann")
+    now = timezone.now()
+    for key, ended in (("old", now - datetime.timedelta(days=2)), ("recent", now)):
+        Notice.objects.create(
+            user=ann, kind="turn", key=key, tag="table-1", url="/", open_until=ended
+        )
+    PageView.objects.create(channel_name="gone", user=ann, table_id=1, visible=True)
+    push_reminders()
+    assert list(Notice.objects.values_list("key", flat=True)) == ["recent"]
+    assert not PageView.objects.exists()

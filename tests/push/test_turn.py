@@ -150,3 +150,13 @@ async def test_push_off_keeps_nothing_and_sends_nothing(make_user, browser, push
     await database_sync_to_async(_the_other_plays)(table.pk, on_turn)
     assert push_service.received == []
     assert not await database_sync_to_async(Notice.objects.exists)()
+
+
+async def test_a_malformed_visibility_note_is_refused_naming_its_field(make_user, vapid):
+    table, users = await database_sync_to_async(classic_started)(make_user)
+    client = await _opened(table.pk, next(iter(users.values())))
+    await client.send({"type": "visibility", "visible": "yes"})
+    refusal = await client.recv_until(lambda m: m["type"] == "error")
+    assert (refusal["code"], refusal["field"]) == ("bad_message", "visible")
+    await client.close()
+    assert not await database_sync_to_async(PageView.objects.exists)()
