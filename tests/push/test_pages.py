@@ -39,11 +39,16 @@ def test_the_offline_page_needs_no_database_and_follows_the_language(
     assert "No connection to the server" in english.content.decode()
 
 
-def test_the_opt_in_button_is_shown_only_with_push_configured(make_user, settings, vapid):
+def test_the_opt_in_button_is_shown_to_the_player_only_with_push_configured(
+    make_user, settings, vapid
+):
+    make_user("bob")
     client = Client()
     client.force_login(make_user("ann"))
-    page = client.get("/chips/").content.decode()
-    assert "data-push-optin" in page and f'data-public-key="{vapid[0]}"' in page
+    for path in ("/chips/", "/players/ann/"):
+        page = client.get(path).content.decode()
+        assert "data-push-optin" in page and f'data-public-key="{vapid[0]}"' in page, path
+    assert "data-push-optin" not in client.get("/players/bob/").content.decode()
     settings.WEBPUSH_VAPID_PUBLIC_KEY = ""
     assert "data-push-optin" not in client.get("/chips/").content.decode()
 
