@@ -9,6 +9,7 @@ when the event ends. Tournament stacks are counters of the event, never wallet c
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -16,6 +17,10 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from tables.variants import variant_choices
+
+# The variants a sit-and-go is played in (the player-bank ones) and their seats.
+SIT_AND_GO_SEATS: dict[str, tuple[int, int]] = {"banker36": (2, 4), "salon": (2, 10)}
+SIT_AND_GO_DEFAULT_STAKE = 10
 
 
 class Tournament(models.Model):
@@ -80,10 +85,28 @@ class Tournament(models.Model):
         help_text=_("Если к началу участников меньше, турнир отменяется и взносы возвращаются."),
     )
     rounds = models.PositiveIntegerField(
-        _("раундов"), validators=[MinValueValidator(1), MaxValueValidator(200)], default=10
+        _("раундов"),
+        validators=[MinValueValidator(1), MaxValueValidator(200)],
+        default=10,
+        help_text=_(
+            "Дубликатный заезд: раундов в игре. Сит-энд-гоу: сколько раз банк будет у "
+            "каждого игрока."
+        ),
     )
     starting_stack = models.PositiveIntegerField(
         _("турнирный стек"), validators=[MinValueValidator(1)], default=1000
+    )
+    # A sit-and-go's table: banker36's table stake, salon's minimum bet (its maximum is ten
+    # times that); empty, the variant's own (10).
+    stake = models.PositiveIntegerField(
+        _("ставка стола"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Сит-энд-гоу: ставка стола «Очко с банкиром» или минимальная ставка салонной "
+            "игры (максимальная — вдесятеро больше). Пусто — 10."
+        ),
     )
     min_account_age_days = models.PositiveIntegerField(
         _("возраст аккаунта, дней"), default=0, help_text=_("Не моложе стольких дней.")
@@ -140,16 +163,54 @@ class Tournament(models.Model):
                     )
                 }
             )
-        # Only the duplicate heat is played so far (docs/tournaments.md, «Still to come»).
+        if self.format == self.Format.SIT_AND_GO:
+            self._clean_sit_and_go()
+            return
+        # Only these are played so far (docs/tournaments.md, «Still to come»).
         if self.format != self.Format.DUPLICATE or self.variant not in ("blackjack",):
             raise ValidationError(
                 {
                     "format": _(
-                        "Пока проводятся только дубликатные заезды по блэкджеку: "
-                        "другие форматы и варианты ещё не готовы."
+                        "Пока проводятся дубликатные заезды по блэкджеку и сит-энд-гоу "
+                        "«Очко с банкиром» и салонной игры: другие форматы и варианты ещё "
+                        "не готовы."
                     )
                 }
             )
+        if self.stake is not None:
+            raise ValidationError({"stake": _("Ставка стола задаётся только для сит-энд-гоу.")})
+
+    def _clean_sit_and_go(self) -> None:
+        """A sit-and-go is one table of the player-bank variants: its seats are the event's
+        places, each entrant's stack must let them bet, and nobody registers late."""
+        from django.core.exceptions import ValidationError
+
+        seats = SIT_AND_GO_SEATS.get(self.variant)
+        if seats is None:
+            raise ValidationError(
+                {"variant": _("Сит-энд-гоу играют в «Очко с банкиром» и салонную игру.")}
+            )
+        errors: dict[str, Any] = {}
+        low, high = seats
+        if self.max_entrants is not None and not low <= self.max_entrants <= high:
+            errors["max_entrants"] = _(
+                "Мест в сит-энд-гоу столько, сколько за столом: от %(low)d до %(high)d."
+            ) % {"low": low, "high": high}
+        if self.min_entrants is not None and self.min_entrants < 2:
+            errors["min_entrants"] = _("За стол сит-энд-гоу садятся не меньше двух игроков.")
+        if self.late_registration_minutes:
+            errors["late_registration_minutes"] = _(
+                "В сит-энд-гоу поздней регистрации нет: стол собирается до начала."
+            )
+        stake = self.stake or SIT_AND_GO_DEFAULT_STAKE
+        # banker36's bank needs the stake, salon's twice the minimum bet.
+        least = stake if self.variant == "banker36" else 2 * stake
+        if self.starting_stack is not None and self.starting_stack < least:
+            errors["starting_stack"] = _(
+                "Турнирный стек должен быть не меньше %(n)d: иначе игрок не сможет держать банк."
+            ) % {"n": least}
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def escrow_code(self) -> str:
@@ -192,15 +253,16 @@ class Entry(models.Model):
     registered_at = models.DateTimeField(_("зарегистрирован"), auto_now_add=True)
     stack = models.BigIntegerField(_("стек"), null=True, blank=True)
     place = models.PositiveIntegerField(_("место"), null=True, blank=True)
-    # A duplicate heat: the entrant's own table, and whether its game is over (its result
-    # is the entry's stack).
-    table = models.OneToOneField(
+    # The entrant's table — a duplicate heat's own, a sit-and-go's shared — and whether
+    # the entrant's game there is over (its result is the entry's stack).
+    # (A sit-and-go seats every entrant at the one table.)
+    table = models.ForeignKey(
         "tables.Table",
         verbose_name=_("стол"),
         null=True,
         blank=True,
         on_delete=models.PROTECT,
-        related_name="tournament_entry",
+        related_name="tournament_entries",
     )
     heat_over = models.BooleanField(_("заезд сыгран"), default=False)
     # The entrant made no decision of their own in their heat: the clock played it all.

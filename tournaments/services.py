@@ -30,9 +30,10 @@ from moderation.enforcement import banned_text, restriction_in_force
 from moderation.models import Sanction
 from play.db.selectors import games_played_by
 from play.services.errors import PlayError, SeatError
-from tournaments import heats
+from tournaments import heats, sitgo
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
+from tournaments.stacks import plays_sit_and_go
 from tournaments.standings import changed_on_commit, prize_pool
 
 logger = logging.getLogger(__name__)
@@ -68,14 +69,17 @@ def tournament_commitment_context(tournament: Tournament) -> dict[str, Any]:
 
 @transaction.atomic
 def tournament_registration_open(*, tournament: Tournament) -> Tournament:
-    """Draw the event's server seed and publish its commitment; open registration."""
+    """Open registration; for duplicate heats, draw the event's server seed and publish
+    its commitment first."""
     tournament = _locked(tournament.pk)
     if tournament.status != Tournament.Status.SCHEDULED:
         return tournament
-    tournament.server_seed = secrets.token_hex(32)
-    tournament.commitment = fairness.commit(
-        tournament.server_seed, tournament_commitment_context(tournament)
-    )
+    if tournament.format == Tournament.Format.DUPLICATE:
+        # (A sit-and-go's one game is committed at its table, as any table's game is.)
+        tournament.server_seed = secrets.token_hex(32)
+        tournament.commitment = fairness.commit(
+            tournament.server_seed, tournament_commitment_context(tournament)
+        )
     tournament.status = Tournament.Status.REGISTERING
     tournament.save(update_fields=["server_seed", "commitment", "status"])
     changed_on_commit(tournament.pk)
@@ -195,6 +199,21 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
         entry.attempt = attempt
         entry.paid = tournament.buy_in
         entry.save(update_fields=["status", "attempt", "paid"])
+    if (
+        plays_sit_and_go(tournament)
+        and tournament.status == Tournament.Status.REGISTERING
+        and taken + 1 == tournament.max_entrants
+    ):
+        # The last seat: a sit-and-go starts when its table is full (docs/tournaments.md).
+        # Should the start fail, the registration stands and the clock starts it.
+        changed_on_commit(tournament.pk)
+        try:
+            with transaction.atomic():
+                tournament_start(tournament=tournament)
+        except Exception:
+            logger.exception("tournament %s: the start when full failed", tournament.pk)
+        entry.refresh_from_db()
+        return entry
     if tournament.status == Tournament.Status.RUNNING:  # a late registration
         entry.stack = tournament.starting_stack
         entry.save(update_fields=["stack"])
@@ -265,6 +284,8 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         return tournament
     if tournament.status == Tournament.Status.RUNNING and _plays_heats(tournament):
         heats.heats_close(tournament)  # the heats stop and their seeds are published
+    if tournament.status == Tournament.Status.RUNNING and plays_sit_and_go(tournament):
+        sitgo.sit_and_go_close(tournament)  # the game is voided, the table closed
     for entry in tournament.entries.select_related("player").filter(status=Entry.Status.REGISTERED):
         _refund(tournament, entry)
         entry.status = Entry.Status.REFUNDED
@@ -292,6 +313,12 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     tournament.save(update_fields=["status"])
     if _plays_heats(tournament):
         heats.heats_open(tournament, refuse=lambda entry, why: _refund_refused(tournament, entry))
+    if plays_sit_and_go(tournament):
+        table = sitgo.sit_and_go_open(
+            tournament, refuse=lambda entry, why: _refund_refused(tournament, entry)
+        )
+        if table is None:  # fewer than two could be seated: nobody to play
+            return tournament_cancel(tournament=tournament)
     changed_on_commit(tournament.pk)
     return tournament
 
@@ -306,6 +333,8 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
         return tournament
     if _plays_heats(tournament):
         heats.heats_close(tournament)  # a heat still in play counts what it has so far
+    if plays_sit_and_go(tournament):
+        sitgo.sit_and_go_close(tournament)  # a game still in play: its settled results
     entries = list(
         tournament.entries.select_related("player")
         .filter(status=Entry.Status.REGISTERED)
@@ -376,6 +405,26 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
         format=Tournament.Format.DUPLICATE,
         variant__in=heats.HEAT_VARIANTS,
     )
+    # A sit-and-go whose game is over but not its event (the game's end is heard at
+    # once: this is the fallback should that have failed).
+    sit_and_go_played = [
+        t
+        for t in Tournament.objects.filter(
+            status=Tournament.Status.RUNNING, format=Tournament.Format.SIT_AND_GO
+        )
+        if sitgo.games_over(t)
+    ]
+    # A sit-and-go whose seats are full starts before its time (as the last seat is
+    # taken; this is the fallback should that start have failed).
+    sit_and_go_full = [
+        t
+        for t in Tournament.objects.filter(
+            status=Tournament.Status.REGISTERING,
+            format=Tournament.Format.SIT_AND_GO,
+            starts_at__gt=now,
+        )
+        if t.entries.filter(status=Entry.Status.REGISTERED).count() >= t.max_entrants
+    ]
     due: list[tuple[Any, Any]] = [
         (
             tournament_registration_open,
@@ -387,6 +436,7 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
             tournament_start,
             Tournament.objects.filter(status=Tournament.Status.REGISTERING, starts_at__lte=now),
         ),
+        (tournament_start, sit_and_go_full),
         (
             tournament_finish,
             Tournament.objects.filter(status=Tournament.Status.RUNNING, ends_at__lte=now),
@@ -395,6 +445,7 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
             tournament_finish,
             [t for t in heats_all_played if t.registration_closes_at <= now],
         ),
+        (tournament_finish, sit_and_go_played),
     ]
     steps = 0
     for step, events in due:

@@ -10,6 +10,7 @@ from accounts.services import escrow_account
 from contract.tournament import EventFacts, Standing, Standings
 from play.frames import broadcast
 from play.frames.build import epoch_ms
+from tournaments import stacks
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import place_prizes
 
@@ -34,6 +35,10 @@ def standings_of(tournament_id: int) -> Standings | None:
         .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
         .order_by("place", "registered_at", "pk")
     )
+    if tournament.status == Tournament.Status.RUNNING and stacks.plays_sit_and_go(tournament):
+        live = stacks.live_stacks(tournament)  # the sit-and-go's stacks as its game stands
+        for entry in entries:
+            entry.stack = live.get(entry.player_id, entry.stack)
     if tournament.status != Tournament.Status.FINISHED:
         entries.sort(key=lambda e: -(e.stack or 0))  # stable: registration order kept
     pool = prize_pool(tournament)
