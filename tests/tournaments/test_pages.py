@@ -97,3 +97,36 @@ def test_the_lobby_shows_the_next_events_and_a_profile_its_players_results(clien
     assert "Сыгранный" in profile and "1-е место из 2" in profile and "приз 200" in profile
     profile = client.get(reverse("people:profile", args=["bob"])).content.decode()
     assert "2-е место из 2" in profile
+
+
+def test_a_sit_and_go_page_takes_its_entrants_to_their_shared_table(client, make_user):
+    from django.utils import timezone
+
+    from tournaments.services import entry_register
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(
+            variant="salon",
+            format=Tournament.Format.SIT_AND_GO,
+            max_entrants=2,
+            rounds=2,
+            stake=20,
+            starting_stack=500,
+        )
+    )
+    assert not tournament.commitment  # the game is committed at its table
+    ann, bob = make_user("ann"), make_user("bob")
+    for user in (ann, bob):
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    table = Entry.objects.get(tournament=tournament, player=ann).table
+    assert table is not None
+    client.force_login(bob)
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    assert f'href="{reverse("table", args=[table.pk])}"' in page and "data-own-table" in page
+    assert "Банков на каждого игрока" in page and "20–200" in page
+    assert "Отпечаток колоды" not in page and "Раундов" not in page
+    client.logout()
+    assert (
+        "data-own-table"
+        not in client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    )
