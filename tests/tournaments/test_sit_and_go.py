@@ -126,6 +126,9 @@ def _one_random_move(table: Any, users: list[Any], rng: random.Random) -> None:
     play_step(table, {u.pk: u for u in users}, rng, game.number)
 
 
+# Whole games played and verified (a few seconds each): `make test` runs them, the inner
+# loop (`make test-fast`) leaves them out.
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["banker36", "salon"])
 def test_the_game_end_ranks_by_final_stack_and_pays_the_places(make_user, variant):
     seats = 3
