@@ -331,3 +331,27 @@ def _unsaved(**fields: Any) -> Tournament:
     }
     values.update(fields)
     return Tournament(**values)
+
+
+def test_a_full_sit_and_go_whose_start_failed_keeps_its_entrants_and_the_clock_starts_it(
+    make_user, monkeypatch
+):
+    from tournaments import services
+
+    tournament = a_sit_and_go(seats=2)
+    real_start = services.tournament_start
+
+    def broken(**kwargs: Any) -> Tournament:
+        raise RuntimeError("the table could not be made")
+
+    monkeypatch.setattr(services, "tournament_start", broken)
+    users = filled(make_user, tournament, ["ann", "bob"])
+    assert tournament.status == Tournament.Status.REGISTERING
+    assert tournament.entries.filter(status=Entry.Status.REGISTERED).count() == 2
+    assert escrow_account(tournament.escrow_code).balance == 200  # both buy-ins held
+    monkeypatch.setattr(services, "tournament_start", real_start)
+    tournaments_advance(now=timezone.now())  # long before its starts_at
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.RUNNING
+    game = playing(table_of(tournament))
+    assert sorted(p["user"] for p in game.players) == sorted(u.pk for u in users)
