@@ -6,7 +6,7 @@ from __future__ import annotations
 from games import engine
 from play.models import Game
 from tables.models import Table
-from tournaments.models import Tournament
+from tournaments.models import Entry, Tournament
 
 
 def plays_sit_and_go(tournament: Tournament) -> bool:
@@ -37,3 +37,13 @@ def live_stacks(tournament: Tournament) -> dict[int, int]:
     if table is None:
         return {}
     return final_stacks(Game.objects.filter(table=table).order_by("-number").first())
+
+
+def with_live_stacks(tournament: Tournament, entries: list[Entry]) -> None:
+    """A running sit-and-go's entries given the stacks as its game stands (not saved):
+    the standings and the event's page show them alike."""
+    if tournament.status != Tournament.Status.RUNNING or not plays_sit_and_go(tournament):
+        return
+    live = live_stacks(tournament)
+    for entry in entries:
+        entry.stack = live.get(entry.player_id, entry.stack)

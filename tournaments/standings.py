@@ -35,10 +35,7 @@ def standings_of(tournament_id: int) -> Standings | None:
         .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
         .order_by("place", "registered_at", "pk")
     )
-    if tournament.status == Tournament.Status.RUNNING and stacks.plays_sit_and_go(tournament):
-        live = stacks.live_stacks(tournament)  # the sit-and-go's stacks as its game stands
-        for entry in entries:
-            entry.stack = live.get(entry.player_id, entry.stack)
+    stacks.with_live_stacks(tournament, entries)  # a sit-and-go's, as its game stands
     if tournament.status != Tournament.Status.FINISHED:
         entries.sort(key=lambda e: -(e.stack or 0))  # stable: registration order kept
     pool = prize_pool(tournament)

@@ -24,6 +24,7 @@ from tournaments.services import (
     registration_open,
 )
 from tournaments.sitgo import SALON_MAX_BETS
+from tournaments.stacks import plays_sit_and_go, with_live_stacks
 
 FINISHED_SHOWN = 20
 
@@ -62,6 +63,9 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
         .order_by("place", "-stack", "registered_at", "pk")
     )
+    if tournament.status == Tournament.Status.RUNNING and plays_sit_and_go(tournament):
+        with_live_stacks(tournament, entries)  # as the socket's standings show them
+        entries.sort(key=lambda e: -(e.stack or 0))  # stable: registration order kept
     mine = None
     if request.user.is_authenticated:
         mine = next((e for e in entries if e.player_id == request.user.pk), None)

@@ -125,6 +125,16 @@ def test_a_sit_and_go_page_takes_its_entrants_to_their_shared_table(client, make
     assert f'href="{reverse("table", args=[table.pk])}"' in page and "data-own-table" in page
     assert "Банков на каждого игрока" in page and "20–200" in page
     assert "Отпечаток колоды" not in page and "Раундов" not in page
+    # The stacks shown are the game's as it stands (a settled deal moves them).
+    game = table.games.get()
+    game.state = {**game.state, "deltas": {p["id"]: 0 for p in game.players}}
+    ann_seat = next(p["id"] for p in game.players if p["user"] == ann.pk)
+    bob_seat = next(p["id"] for p in game.players if p["user"] == bob.pk)
+    game.state["deltas"].update({ann_seat: 30, bob_seat: -30})
+    game.save(update_fields=["state"])
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    row = page[page.index('data-player="ann"') :]
+    assert "530" in row[: row.index("</tr>")]
     client.logout()
     assert (
         "data-own-table"
