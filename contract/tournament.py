@@ -36,7 +36,8 @@ class EventFacts(Message, kw_only=True):
     rounds: Annotated[
         int,
         msgspec.Meta(
-            description="`duplicate`: each heat's rounds; `sit_and_go`: the banks each seat holds"
+            description="`duplicate`: each heat's rounds; `sit_and_go`: the banks each seat "
+            "holds; `multi_table`: its rounds, the last the final table"
         ),
     ]
     starting_stack: int
@@ -53,7 +54,8 @@ class EventFacts(Message, kw_only=True):
 
 
 class Standing(Message, kw_only=True):
-    """One entrant: by place once the event is over, else by stack, then registration."""
+    """One entrant: by place once the event is over, else by stack (multi-table: by
+    points), then registration."""
 
     player: Annotated[str, msgspec.Meta(description="the user name")]
     stack: Annotated[
@@ -66,6 +68,10 @@ class Standing(Message, kw_only=True):
     ]
     place: Annotated[int | None, msgspec.Meta(description="null until the event is over")]
     prize: Annotated[int, msgspec.Meta(ge=0)]
+    points: Annotated[
+        int,
+        msgspec.Meta(ge=0, description="`multi_table`: placement points so far; 0 otherwise"),
+    ]
 
 
 class Standings(Message, kw_only=True, tag_field="type", tag="standings"):

@@ -21,6 +21,7 @@ from tables.variants import variant_choices
 # The variants a sit-and-go is played in (the player-bank ones) and their seats.
 SIT_AND_GO_SEATS: dict[str, tuple[int, int]] = {"banker36": (2, 4), "salon": (2, 10)}
 SIT_AND_GO_DEFAULT_STAKE = 10
+MULTI_TABLE_MAX_ROUNDS = 20
 
 
 class Tournament(models.Model):
@@ -114,6 +115,8 @@ class Tournament(models.Model):
     min_games_played = models.PositiveIntegerField(
         _("сыграно игр"), default=0, help_text=_("Не меньше стольких сыгранных игр.")
     )
+    # Multi-table: the round in play (0 before the start).
+    round = models.PositiveSmallIntegerField(_("раунд"), default=0, editable=False)
     # The duplicate shoe's server seed: drawn when registration opens, its commitment
     # published then, the seed itself only once the tournament is over (docs/fairness.md).
     server_seed = models.CharField(max_length=64, blank=True, editable=False)
@@ -166,19 +169,18 @@ class Tournament(models.Model):
         if self.format == self.Format.SIT_AND_GO:
             self._clean_sit_and_go()
             return
-        # Only these are played so far (docs/tournaments.md, «Still to come»).
+        if self.format == self.Format.MULTI_TABLE:
+            self._clean_multi_table()
+            return
+        # Duplicate heats: only blackjack's so far (docs/tournaments.md, «Still to come»).
         if self.format != self.Format.DUPLICATE or self.variant not in ("blackjack",):
             raise ValidationError(
-                {
-                    "format": _(
-                        "Пока проводятся дубликатные заезды по блэкджеку и сит-энд-гоу "
-                        "«Очко с банкиром» и салонной игры: другие форматы и варианты ещё "
-                        "не готовы."
-                    )
-                }
+                {"format": _("Дубликатные заезды пока проводятся только по блэкджеку.")}
             )
         if self.stake is not None:
-            raise ValidationError({"stake": _("Ставка стола задаётся только для сит-энд-гоу.")})
+            raise ValidationError(
+                {"stake": _("Ставка стола задаётся для сит-энд-гоу и многостолового турнира.")}
+            )
 
     def _clean_sit_and_go(self) -> None:
         """A sit-and-go is one table of the player-bank variants: its seats are the event's
@@ -209,6 +211,36 @@ class Tournament(models.Model):
             errors["starting_stack"] = _(
                 "Турнирный стек должен быть не меньше %(n)d: иначе игрок не сможет держать банк."
             ) % {"n": least}
+        if errors:
+            raise ValidationError(errors)
+
+    def _clean_multi_table(self) -> None:
+        """Multi-table is `banker36` at tables of up to four, in at least two rounds (the
+        last the final table), with a stack that can hold the bank; nobody registers late."""
+        from django.core.exceptions import ValidationError
+
+        errors: dict[str, Any] = {}
+        if self.variant != "banker36":
+            errors["variant"] = _("Многостоловый турнир играют в «Очко с банкиром».")
+        if self.max_entrants is not None and self.max_entrants < 5:
+            errors["max_entrants"] = _(
+                "В многостоловом турнире больше одного стола: мест не меньше пяти."
+            )
+        if self.min_entrants is not None and self.min_entrants < 2:
+            errors["min_entrants"] = _("За стол садятся не меньше двух игроков.")
+        if self.rounds is not None and not 2 <= self.rounds <= MULTI_TABLE_MAX_ROUNDS:
+            errors["rounds"] = _("Раундов от 2 до %(n)d: последний — финальный стол.") % {
+                "n": MULTI_TABLE_MAX_ROUNDS
+            }
+        if self.late_registration_minutes:
+            errors["late_registration_minutes"] = _(
+                "В многостоловом турнире поздней регистрации нет."
+            )
+        stake = self.stake or SIT_AND_GO_DEFAULT_STAKE
+        if self.starting_stack is not None and self.starting_stack < stake:
+            errors["starting_stack"] = _(
+                "Турнирный стек должен быть не меньше %(n)d: иначе игрок не сможет держать банк."
+            ) % {"n": stake}
         if errors:
             raise ValidationError(errors)
 
@@ -270,6 +302,8 @@ class Entry(models.Model):
     no_show = models.BooleanField(_("не пришёл"), default=False)
     heat_ended_at = models.DateTimeField(_("заезд окончен"), null=True, blank=True)
     prize = models.PositiveIntegerField(_("приз"), default=0)
+    # Multi-table: the placement points of the rounds played so far.
+    points = models.PositiveIntegerField(_("очки"), default=0)
 
     class Meta:
         verbose_name = _("участие")
@@ -287,3 +321,30 @@ class Entry(models.Model):
     @property
     def active(self) -> bool:
         return self.status in (self.Status.REGISTERED, self.Status.FINISHED)
+
+
+class RoundSeat(models.Model):
+    """Multi-table: an entrant's table in one round, and what the round gave them there
+    (docs/tournaments.md, «Multi-table»)."""
+
+    entry = models.ForeignKey(
+        Entry, verbose_name=_("участие"), on_delete=models.CASCADE, related_name="round_seats"
+    )
+    round = models.PositiveSmallIntegerField(_("раунд"))
+    table = models.ForeignKey(
+        "tables.Table", verbose_name=_("стол"), on_delete=models.PROTECT, related_name="+"
+    )
+    # Set when the table's game is over: the final stack there and its placement points.
+    stack = models.BigIntegerField(_("стек"), null=True, blank=True)
+    points = models.PositiveSmallIntegerField(_("очки"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("место в раунде")
+        verbose_name_plural = _("места в раундах")
+        ordering = ["entry", "round"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "round"], name="round_seat_one_per_round")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry} · {self.round}"

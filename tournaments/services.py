@@ -9,6 +9,7 @@ import datetime
 import logging
 import math
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -30,7 +31,7 @@ from moderation.enforcement import banned_text, restriction_in_force
 from moderation.models import Sanction
 from play.db.selectors import games_played_by
 from play.services.errors import PlayError, SeatError
-from tournaments import heats, sitgo
+from tournaments import heats, rounds, sitgo
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
 from tournaments.stacks import plays_sit_and_go
@@ -286,6 +287,8 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         heats.heats_close(tournament)  # the heats stop and their seeds are published
     if tournament.status == Tournament.Status.RUNNING and plays_sit_and_go(tournament):
         sitgo.sit_and_go_close(tournament)  # the game is voided, the table closed
+    if tournament.status == Tournament.Status.RUNNING and rounds.plays_multi_table(tournament):
+        rounds.rounds_close(tournament)  # the round's games are voided, their tables closed
     for entry in tournament.entries.select_related("player").filter(status=Entry.Status.REGISTERED):
         _refund(tournament, entry)
         entry.status = Entry.Status.REFUNDED
@@ -319,8 +322,34 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
         )
         if table is None:  # fewer than two could be seated: nobody to play
             return tournament_cancel(tournament=tournament)
+    if rounds.plays_multi_table(tournament):
+        dealt = rounds.round_open(
+            tournament, refuse=lambda entry, why: _refund_refused(tournament, entry)
+        )
+        if not dealt:
+            return tournament_cancel(tournament=tournament)
     changed_on_commit(tournament.pk)
     return tournament
+
+
+@transaction.atomic
+def tournament_round_progress(*, tournament: Tournament) -> Tournament:
+    """Multi-table: settle the round's tables whose game is over; once every one is, seat
+    and deal the next round — or, after the final table (or with fewer than two left to
+    play), end the event. Run again, it changes nothing."""
+    tournament = _locked(tournament.pk)
+    if tournament.status != Tournament.Status.RUNNING or not rounds.plays_multi_table(tournament):
+        return tournament
+    rounds.settle_played(tournament)
+    changed_on_commit(tournament.pk)
+    if not rounds.round_over(tournament):
+        return tournament
+    # A later round (an entrant who cannot be seated, banned since, sits it out).
+    if tournament.round < tournament.rounds and rounds.round_open(
+        tournament, refuse=lambda entry, why: None
+    ):
+        return tournament
+    return tournament_finish(tournament=tournament)
 
 
 @transaction.atomic
@@ -335,14 +364,19 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
         heats.heats_close(tournament)  # a heat still in play counts what it has so far
     if plays_sit_and_go(tournament):
         sitgo.sit_and_go_close(tournament)  # a game still in play: its settled results
+    score: Callable[[Entry], tuple[int, ...]] = lambda e: (e.stack or 0,)  # noqa: E731
+    if rounds.plays_multi_table(tournament):
+        rounds.rounds_close(tournament)  # a round in play: its settled deals give points
+        score = rounds.ranking_key(tournament)
     entries = list(
         tournament.entries.select_related("player")
         .filter(status=Entry.Status.REGISTERED)
         .order_by("registered_at", "pk")
     )
     ranking: list[list[Entry]] = []
-    for entry in sorted(entries, key=lambda e: -(e.stack or 0)):  # stable: registration order
-        if ranking and (ranking[-1][0].stack or 0) == (entry.stack or 0):
+    # Highest score first; sorted() is stable, so equal scores keep registration order.
+    for entry in sorted(entries, key=score, reverse=True):
+        if ranking and score(ranking[-1][0]) == score(entry):
             ranking[-1].append(entry)
         else:
             ranking.append([entry])
@@ -425,6 +459,11 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
         )
         if t.entries.filter(status=Entry.Status.REGISTERED).count() >= t.max_entrants
     ]
+    # Multi-table: a round whose tables are over is followed by the next (as a table's
+    # game ends; this is the fallback should that have failed).
+    multi_table_running = Tournament.objects.filter(
+        status=Tournament.Status.RUNNING, format=Tournament.Format.MULTI_TABLE
+    )
     due: list[tuple[Any, Any]] = [
         (
             tournament_registration_open,
@@ -446,6 +485,7 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
             [t for t in heats_all_played if t.registration_closes_at <= now],
         ),
         (tournament_finish, sit_and_go_played),
+        (tournament_round_progress, multi_table_running),
     ]
     steps = 0
     for step, events in due:

@@ -29,7 +29,7 @@ from tournaments.stacks import final_stacks, the_table
 SALON_MAX_BETS = 10
 
 
-def _table_fields(tournament: Tournament, entries: list[Entry]) -> dict[str, Any]:
+def _table_fields(tournament: Tournament, entries: list[Entry], banks_each: int) -> dict[str, Any]:
     stake = tournament.stake or SIT_AND_GO_DEFAULT_STAKE
     fields: dict[str, Any] = {"variant": tournament.variant, "seat_count": len(entries)}
     if tournament.variant == "banker36":
@@ -38,25 +38,26 @@ def _table_fields(tournament: Tournament, entries: list[Entry]) -> dict[str, Any
         fields.update(min_bet=stake, max_bet=SALON_MAX_BETS * stake, entry_limit=stake)
     fields["stacks"] = {
         "chips": {str(e.player_id): tournament.starting_stack for e in entries},
-        "banks": len(entries) * tournament.rounds,
+        "banks": len(entries) * banks_each,
     }
     return fields
 
 
-def sit_and_go_open(tournament: Tournament, refuse: Callable[[Entry, str], None]) -> Table | None:
-    """At the start (the caller holds the tournament's lock): the table, every registered
-    entrant seated with the starting stack, its one game begun. An entrant live play will
-    not seat (banned since registering) is handed to `refuse` and the others play; with
-    fewer than two seated, nothing is dealt and None is returned (the caller cancels)."""
-    entries = list(
-        tournament.entries.select_related("player")
-        .filter(status=Entry.Status.REGISTERED)
-        .order_by("registered_at", "pk")
-    )
+def stacks_table_open(
+    tournament: Tournament,
+    entries: list[Entry],
+    *,
+    name: str,
+    banks_each: int,
+    refuse: Callable[[Entry, str], None],
+) -> Table | None:
+    """A private stacks table for `entries` (the caller holds the tournament's lock), each
+    seated with the starting stack, its one game begun: `banks_each` banks for every seat.
+    An entrant live play will not seat (banned since registering) is handed to `refuse`
+    and the others play, the bank going round them alone; with fewer than two seated,
+    nothing is dealt, the table is closed and None returned."""
     table = table_services.table_create(
-        name=_("%(event)s · стол") % {"event": tournament.name[:70]},
-        private=True,
-        **_table_fields(tournament, entries),
+        name=name, private=True, **_table_fields(tournament, entries, banks_each)
     )
     seated: list[Entry] = []
     for entry in entries:
@@ -71,15 +72,29 @@ def sit_and_go_open(tournament: Tournament, refuse: Callable[[Entry, str], None]
         closing.table_close(table=table)
         return None
     if len(seated) < len(entries):
-        # Only the seated play, and the bank goes round them alone.
-        table.stacks = {
-            "chips": {str(e.player_id): tournament.starting_stack for e in seated},
-            "banks": len(seated) * tournament.rounds,
-        }
+        table.stacks = _table_fields(tournament, seated, banks_each)["stacks"]
         table.save(update_fields=["stacks"])
-    Entry.objects.filter(pk__in=[e.pk for e in seated]).update(table=table)
+    Entry.objects.filter(pk__in=[e.pk for e in seated]).update(table=table, heat_over=False)
     moves.stacks_game_start(table=table)
     return table
+
+
+def sit_and_go_open(tournament: Tournament, refuse: Callable[[Entry, str], None]) -> Table | None:
+    """At the start (the caller holds the tournament's lock): the table, every registered
+    entrant seated with the starting stack, its one game begun (`rounds` banks for each
+    seat). None when fewer than two could be seated (the caller cancels)."""
+    entries = list(
+        tournament.entries.select_related("player")
+        .filter(status=Entry.Status.REGISTERED)
+        .order_by("registered_at", "pk")
+    )
+    return stacks_table_open(
+        tournament,
+        entries,
+        name=_("%(event)s · стол") % {"event": tournament.name[:70]},
+        banks_each=tournament.rounds,
+        refuse=refuse,
+    )
 
 
 def sit_and_go_close(tournament: Tournament) -> None:

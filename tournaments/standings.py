@@ -37,7 +37,10 @@ def standings_of(tournament_id: int) -> Standings | None:
     )
     stacks.with_live_stacks(tournament, entries)  # a sit-and-go's, as its game stands
     if tournament.status != Tournament.Status.FINISHED:
-        entries.sort(key=lambda e: -(e.stack or 0))  # stable: registration order kept
+        if tournament.format == Tournament.Format.MULTI_TABLE:
+            entries.sort(key=lambda e: -e.points)  # stable: registration order kept
+        else:
+            entries.sort(key=lambda e: -(e.stack or 0))
     pool = prize_pool(tournament)
     over = tournament.status == Tournament.Status.FINISHED
     return Standings(
@@ -67,6 +70,7 @@ def standings_of(tournament_id: int) -> Standings | None:
                 heat_over=e.heat_over,
                 place=e.place,
                 prize=e.prize,
+                points=e.points,
             )
             for e in entries
         ],
