@@ -61,7 +61,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     entries = list(
         tournament.entries.select_related("player")
         .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
-        .order_by("place", "-stack", "registered_at", "pk")
+        .order_by("place", "-points", "-stack", "registered_at", "pk")
     )
     if tournament.status == Tournament.Status.RUNNING and plays_sit_and_go(tournament):
         with_live_stacks(tournament, entries)  # as the socket's standings show them

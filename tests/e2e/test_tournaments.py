@@ -110,3 +110,39 @@ def test_a_sit_and_go_starts_when_full_and_its_page_leads_to_the_table_on_a_phon
         console.assert_clean("on the sit-and-go's pages")
     finally:
         context.close()
+
+
+def test_a_running_multi_table_page_fits_a_phone(
+    daphne_server: Any, transactional_db: None, browser: Any
+) -> None:
+    from tournaments.services import tournament_start
+
+    now = timezone.now()
+    players = [make_player(name) for name in ("ann", "bob", "cat", "dan", "eve")]
+    event = tournament_registration_open(
+        tournament=Tournament.objects.create(
+            name="Многостоловый в браузере",
+            variant="banker36",
+            format=Tournament.Format.MULTI_TABLE,
+            registration_opens_at=now,
+            starts_at=now,
+            ends_at=now + datetime.timedelta(hours=2),
+            buy_in=100,
+            max_entrants=16,
+            rounds=3,
+            starting_stack=100,
+        )
+    )
+    for player in players:
+        entry_register(tournament_id=event.pk, player=player, now=timezone.now())
+    tournament_start(tournament=event)
+    context, page, console = player_page(browser, daphne_server.url, "ann", viewport="phone")
+    try:
+        page.goto(f"/tournaments/{event.pk}/")
+        settle(page)
+        page.locator("[data-own-table]").wait_for(timeout=TIMEOUT_MS)
+        assert page.locator("[data-points]").count() == 5
+        shoot(page, "tournament-multi-table-phone")  # (it checks 360 px: no sideways scroll)
+        console.assert_clean("on the multi-table event's page")
+    finally:
+        context.close()

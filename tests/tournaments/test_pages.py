@@ -140,3 +140,31 @@ def test_a_sit_and_go_page_takes_its_entrants_to_their_shared_table(client, make
         "data-own-table"
         not in client.get(reverse("tournament", args=[tournament.pk])).content.decode()
     )
+
+
+def test_a_multi_table_page_shows_points_the_round_and_each_entrants_table(client, make_user):
+    from django.utils import timezone
+
+    from tournaments.services import entry_register
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(
+            variant="banker36",
+            format=Tournament.Format.MULTI_TABLE,
+            rounds=3,
+            starting_stack=100,
+            starts_at=timezone.now(),
+        )
+    )
+    users = [make_user(f"mtp{i}") for i in range(5)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    tournament_start(tournament=tournament)
+    Entry.objects.filter(player=users[4]).update(points=6)
+    client.force_login(users[0])
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    table = Entry.objects.get(player=users[0]).table
+    assert f'href="{reverse("table", args=[table.pk])}"' in page
+    assert "Очки" in page and "идёт 1-й" in page and "финальный стол" in page
+    # By points while it runs: the entrant with 6 is listed first.
+    assert page.index('data-player="mtp4"') < page.index('data-player="mtp0"')
