@@ -114,14 +114,17 @@ def _settle(tournament: Tournament, table: Table, seats: list[RoundSeat]) -> Non
         entry.save(update_fields=["points", "stack", "heat_over", "heat_ended_at", "no_show"])
 
 
-def settle_played(tournament: Tournament) -> None:
-    """Settle the round's tables whose game is over (run again, nothing changes)."""
+def settle_played(tournament: Tournament) -> int:
+    """Settle the round's tables whose game is over; how many were (run again: none)."""
+    settled = 0
     for table_id, seats in _tables_of(tournament, tournament.round).items():
         if all(s.points is not None for s in seats):
             continue
         game = Game.objects.filter(table_id=table_id).order_by("-number").first()
         if game is not None and game.status != Game.Status.PLAYING:
             _settle(tournament, seats[0].table, seats)
+            settled += 1
+    return settled
 
 
 def round_over(tournament: Tournament) -> bool:

@@ -340,7 +340,8 @@ def tournament_round_progress(*, tournament: Tournament) -> Tournament:
     tournament = _locked(tournament.pk)
     if tournament.status != Tournament.Status.RUNNING or not rounds.plays_multi_table(tournament):
         return tournament
-    rounds.settle_played(tournament)
+    if not rounds.settle_played(tournament):
+        return tournament  # nothing new (the clock asks at every beat)
     changed_on_commit(tournament.pk)
     if not rounds.round_over(tournament):
         return tournament
@@ -354,9 +355,10 @@ def tournament_round_progress(*, tournament: Tournament) -> Tournament:
 
 @transaction.atomic
 def tournament_finish(*, tournament: Tournament) -> Tournament:
-    """Rank the entrants by final stack (equal stacks tie: docs/tournaments.md) and pay
-    the places from the escrow (a freeroll's from the house). Run again, it pays nothing
-    twice: each prize's key names the event and the entrant."""
+    """Rank the entrants by final stack — multi-table: the final table by its stacks,
+    then by points — equal ones tying (docs/tournaments.md), and pay the places from the
+    escrow (a freeroll's from the house). Run again, it pays nothing twice: each prize's
+    key names the event and the entrant."""
     tournament = _locked(tournament.pk)
     if tournament.status != Tournament.Status.RUNNING:
         return tournament
