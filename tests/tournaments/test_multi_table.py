@@ -173,3 +173,30 @@ def test_clean_refuses_a_multi_table_event_that_cannot_be_played(fields, field):
     with pytest.raises(ValidationError) as refused:
         Tournament(**{**values, **fields}).clean()
     assert field in refused.value.message_dict
+
+
+def test_a_round_whose_end_went_unheard_is_followed_by_the_clock(make_user, monkeypatch):
+    from tournaments import receivers
+
+    monkeypatch.setattr(receivers, "tournament_round_progress", lambda **kwargs: None)
+    tournament, users = a_multi_table(make_user, players=5, rounds=2)
+    play_the_round(tournament, users, random.Random(8))
+    assert RoundSeat.objects.filter(entry__tournament=tournament, points=None).count() == 5
+    tournaments_advance(now=timezone.now())
+    tournament.refresh_from_db()
+    assert tournament.round == 2  # settled, and the final table dealt
+    assert not RoundSeat.objects.filter(entry__tournament=tournament, round=1, points=None)
+    assert len(round_tables(tournament, 2)) == 1
+
+
+@pytest.mark.slow
+def test_with_four_tables_no_two_players_of_a_round_meet_in_the_next(make_user):
+    tournament, users = a_multi_table(make_user, players=16, rounds=3)
+    first = round_tables(tournament, 1)
+    assert sorted(map(len, first.values())) == [4, 4, 4, 4]
+    play_the_round(tournament, users, random.Random(9))
+    tournament.refresh_from_db()
+    assert tournament.round == 2
+    for members in round_tables(tournament, 2).values():
+        for before in first.values():
+            assert len(set(members) & set(before)) <= 1
