@@ -22,6 +22,9 @@ from tables.variants import variant_choices
 SIT_AND_GO_SEATS: dict[str, tuple[int, int]] = {"banker36": (2, 4), "salon": (2, 10)}
 SIT_AND_GO_DEFAULT_STAKE = 10
 MULTI_TABLE_MAX_ROUNDS = 20
+# The seating's swaps grow with the cube of the field (tournaments/multitable.py): 64
+# players (16 tables) are seated in well under a second.
+MULTI_TABLE_MOST = 64
 
 
 class Tournament(models.Model):
@@ -222,10 +225,10 @@ class Tournament(models.Model):
         errors: dict[str, Any] = {}
         if self.variant != "banker36":
             errors["variant"] = _("Многостоловый турнир играют в «Очко с банкиром».")
-        if self.max_entrants is not None and self.max_entrants < 5:
+        if self.max_entrants is not None and not 5 <= self.max_entrants <= MULTI_TABLE_MOST:
             errors["max_entrants"] = _(
-                "В многостоловом турнире больше одного стола: мест не меньше пяти."
-            )
+                "В многостоловом турнире от 5 мест (больше одного стола) до %(n)d."
+            ) % {"n": MULTI_TABLE_MOST}
         if self.min_entrants is not None and self.min_entrants < 2:
             errors["min_entrants"] = _("За стол садятся не меньше двух игроков.")
         if self.rounds is not None and not 2 <= self.rounds <= MULTI_TABLE_MAX_ROUNDS:

@@ -151,6 +151,7 @@ def test_with_one_entrant_at_the_start_it_is_cancelled(make_user):
     [
         ({"variant": "salon"}, "variant"),
         ({"max_entrants": 4}, "max_entrants"),
+        ({"max_entrants": 65}, "max_entrants"),
         ({"rounds": 1}, "rounds"),
         ({"late_registration_minutes": 3}, "late_registration_minutes"),
         ({"starting_stack": 5, "stake": 10}, "starting_stack"),
