@@ -33,11 +33,20 @@ class EventFacts(Message, kw_only=True):
     pool: Annotated[int, msgspec.Meta(ge=0, description="the prize pool now")]
     entrants: Annotated[int, msgspec.Meta(ge=0, description="registered now")]
     max_entrants: int
-    rounds: int
+    rounds: Annotated[
+        int,
+        msgspec.Meta(
+            description="`duplicate`: each heat's rounds; `sit_and_go`: the banks each seat "
+            "holds; `multi_table`: its rounds, the last the final table"
+        ),
+    ]
     starting_stack: int
     commitment: Annotated[
         Sha256Hex | None,
-        msgspec.Meta(description="the duplicate shoe's commitment; null before registration"),
+        msgspec.Meta(
+            description="the duplicate shoe's commitment; null before registration and for a "
+            "sit-and-go (its game is committed at its table)"
+        ),
     ]
     server_seed: Annotated[
         Sha256Hex | None, msgspec.Meta(description="null until the event has finished")
@@ -45,13 +54,24 @@ class EventFacts(Message, kw_only=True):
 
 
 class Standing(Message, kw_only=True):
-    """One entrant: by place once the event is over, else by stack, then registration."""
+    """One entrant: by place once the event is over, else by stack (multi-table: by
+    points), then registration."""
 
     player: Annotated[str, msgspec.Meta(description="the user name")]
-    stack: Annotated[int | None, msgspec.Meta(description="null before the start")]
-    heat_over: Annotated[bool, msgspec.Meta(description="the entrant's heat is played")]
+    stack: Annotated[
+        int | None,
+        msgspec.Meta(description="null before the start; a sit-and-go's as its game stands"),
+    ]
+    heat_over: Annotated[
+        bool,
+        msgspec.Meta(description="the entrant's heat (a sit-and-go: the table's game) is over"),
+    ]
     place: Annotated[int | None, msgspec.Meta(description="null until the event is over")]
     prize: Annotated[int, msgspec.Meta(ge=0)]
+    points: Annotated[
+        int,
+        msgspec.Meta(ge=0, description="`multi_table`: placement points so far; 0 otherwise"),
+    ]
 
 
 class Standings(Message, kw_only=True, tag_field="type", tag="standings"):

@@ -188,12 +188,71 @@ def deck_check(record: Mapping[str, Any]) -> tuple[str, bool] | None:
             "the record's deck comes from its seed (a live record stacks one only in salon)",
             False,
         )
-    order = shuffled(shoe(salon.DECK_KIND, salon.DECKS_IN_SHOE), seed, 0)
     cards = list(deck) if isinstance(deck, list) else []
-    position = next((p for p in range(1, len(order)) if cards == order[p:] + order[:p]), None)
+    options = record.get("options")
+    if isinstance(options, Mapping) and "banks" in options:
+        return _shoes_check(record, cards, seed)
+    order = shuffled(shoe(salon.DECK_KIND, salon.DECKS_IN_SHOE), seed, 0)
+    position = _cut_at(order, cards) if len(cards) == len(order) else None
     if position is None:
         return ("the record's deck is shuffle 0 of its seed, cut at some position", False)
     return (f"the record's deck is shuffle 0 of its seed, cut at position {position}", True)
+
+
+def _cut_at(order: list[str], cards: list[str]) -> int | None:
+    """The cut position (1 … len − 1) that makes `order` begin with `cards`, if any."""
+    return next(
+        (p for p in range(1, len(order)) if (order[p:] + order[:p])[: len(cards)] == cards),
+        None,
+    )
+
+
+def _shoes_check(record: Mapping[str, Any], cards: list[str], seed: str) -> tuple[str, bool]:
+    """A `salon` record that passes the bank (`banks`: a tournament's sit-and-go) plays a
+    shoe per bank, each cut: its deck is the cards drawn from each shoe in turn, then the
+    rest of the last. Each shoe's cards must begin shuffle k of the seed cut at some
+    position, and the last shoe's must be all of it. Where each shoe begins is read from
+    the record's own replay (the draws between its shuffles)."""
+    from games import engine  # here: the engine's variants import nothing of this module
+    from games import shoe as shoes
+
+    words = "the record's deck is, shoe by shoe, shuffle k of its seed cut at some position"
+    try:
+        with shoes.recording() as log:
+            state, _events = engine.new_game(
+                "salon",
+                seats=record["seats"],
+                options=dict(record["options"]),
+                first_banker=record.get("first_banker"),
+                deck=cards,
+                seed=seed,
+            )
+            for action in record.get("actions", []):
+                state, _events = engine.apply(state, action)
+    except (KeyError, TypeError, ValueError):
+        return (words, False)  # the replay's own check says what is wrong
+    drawn: list[list[str]] = []
+    for entry in log:
+        if "shuffle" in entry:
+            drawn.append([])
+        elif "card" in entry and drawn:
+            drawn[-1].append(entry["card"])
+    if not drawn:
+        return (words, False)
+    drawn[-1] += cards[sum(len(d) for d in drawn) :]
+    full = shoe(salon.DECK_KIND, salon.DECKS_IN_SHOE)
+    positions = []
+    for number, dealt in enumerate(drawn):
+        position = _cut_at(shuffled(full, seed, number), dealt)
+        last_whole = number < len(drawn) - 1 or len(dealt) == len(full)
+        if position is None or not last_whole:
+            return (words, False)
+        positions.append(str(position))
+    return (
+        f"the record's deck is shuffles 0–{len(drawn) - 1} of its seed, one shoe to a bank, "
+        f"cut at positions {', '.join(positions)}",
+        True,
+    )
 
 
 def in_play_check(record: Mapping[str, Any]) -> tuple[str, bool] | None:

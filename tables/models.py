@@ -148,6 +148,12 @@ class Table(models.Model):
     # event's context, with no client seeds, so every entrant's shoe is the same; they
     # stay sealed until the event ends, and no game follows the heat's.
     duplicate = ExactJSONField(_("дубликатный заезд"), null=True, blank=True, editable=False)
+    # A table whose players play with stacks its owner gives them (a tournament's
+    # sit-and-go), not with their wallets' chips: {"chips": {"<user id>": stack},
+    # "banks": n}. Its one game is dealt with each seat's stack as its chips and plays `n`
+    # banks; no chip of it moves through the ledger, only players given a stack may sit,
+    # and no game follows it. The owner reads the final stacks from the game's result.
+    stacks = ExactJSONField(_("турнирные стеки"), null=True, blank=True, editable=False)
     deal_at = models.DateTimeField(_("раздача в"), null=True, blank=True, db_index=True)
 
     class Meta:
@@ -177,6 +183,13 @@ class Table(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    def stack_of(self, user_id: int | None) -> int | None:
+        """A stacks table's stack for the player (None: not given one, or no such table)."""
+        if self.stacks is None or user_id is None:
+            return None
+        stack: int | None = self.stacks["chips"].get(str(user_id))
+        return stack
 
     @property
     def allows_bots(self) -> bool:

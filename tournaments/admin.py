@@ -53,6 +53,7 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "min_entrants",
         "rounds",
         "starting_stack",
+        "stake",
         "min_account_age_days",
         "min_games_played",
     )
@@ -86,6 +87,7 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                     "min_entrants",
                     "rounds",
                     "starting_stack",
+                    "stake",
                 )
             },
         ),

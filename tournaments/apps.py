@@ -11,7 +11,8 @@ class TournamentsConfig(AppConfig):
     verbose_name = _("Турниры")
 
     def ready(self) -> None:
-        from play.signals import game_ended
+        from play.signals import deal_ended, game_ended
         from tournaments import receivers
 
         game_ended.connect(receivers.heat_game_ended, dispatch_uid="tournaments_heat_ended")
+        deal_ended.connect(receivers.table_deal_ended, dispatch_uid="tournaments_deal_ended")

@@ -9,6 +9,7 @@ when the event ends. Tournament stacks are counters of the event, never wallet c
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -20,6 +21,14 @@ from tables.variants import VARIANTS, variant_choices
 # The variants a duplicate heat is played in (tournaments/heats.py): against the house,
 # with a fixed number of rounds in one game.
 HEAT_VARIANTS = ("classic", "solo", "blackjack")
+
+# The variants a sit-and-go is played in (the player-bank ones) and their seats.
+SIT_AND_GO_SEATS: dict[str, tuple[int, int]] = {"banker36": (2, 4), "salon": (2, 10)}
+SIT_AND_GO_DEFAULT_STAKE = 10
+MULTI_TABLE_MAX_ROUNDS = 20
+# The seating's swaps grow with the cube of the field (tournaments/multitable.py): 64
+# players (16 tables) are seated in well under a second.
+MULTI_TABLE_MOST = 64
 
 
 class Tournament(models.Model):
@@ -84,10 +93,28 @@ class Tournament(models.Model):
         help_text=_("Если к началу участников меньше, турнир отменяется и взносы возвращаются."),
     )
     rounds = models.PositiveIntegerField(
-        _("раундов"), validators=[MinValueValidator(1), MaxValueValidator(200)], default=10
+        _("раундов"),
+        validators=[MinValueValidator(1), MaxValueValidator(200)],
+        default=10,
+        help_text=_(
+            "Дубликатный заезд: раундов в игре. Сит-энд-гоу: сколько раз банк будет у "
+            "каждого игрока."
+        ),
     )
     starting_stack = models.PositiveIntegerField(
         _("турнирный стек"), validators=[MinValueValidator(1)], default=1000
+    )
+    # A sit-and-go's table: banker36's table stake, salon's minimum bet (its maximum is ten
+    # times that); empty, the variant's own (10).
+    stake = models.PositiveIntegerField(
+        _("ставка стола"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Сит-энд-гоу: ставка стола «Очко с банкиром» или минимальная ставка салонной "
+            "игры (максимальная — вдесятеро больше). Пусто — 10."
+        ),
     )
     min_account_age_days = models.PositiveIntegerField(
         _("возраст аккаунта, дней"), default=0, help_text=_("Не моложе стольких дней.")
@@ -95,6 +122,8 @@ class Tournament(models.Model):
     min_games_played = models.PositiveIntegerField(
         _("сыграно игр"), default=0, help_text=_("Не меньше стольких сыгранных игр.")
     )
+    # Multi-table: the round in play (0 before the start).
+    round = models.PositiveSmallIntegerField(_("раунд"), default=0, editable=False)
     # The duplicate shoe's server seed: drawn when registration opens, its commitment
     # published then, the seed itself only once the tournament is over (docs/fairness.md).
     server_seed = models.CharField(max_length=64, blank=True, editable=False)
@@ -144,15 +173,16 @@ class Tournament(models.Model):
                     )
                 }
             )
-        # Only the duplicate heat is played so far (docs/tournaments.md, «Still to come»).
+        if self.format == self.Format.SIT_AND_GO:
+            self._clean_sit_and_go()
+            return
+        if self.format == self.Format.MULTI_TABLE:
+            self._clean_multi_table()
+            return
+        # Duplicate heats: the variants against the house (docs/tournaments.md).
         if self.format != self.Format.DUPLICATE or self.variant not in HEAT_VARIANTS:
             raise ValidationError(
-                {
-                    "format": _(
-                        "Пока проводятся только дубликатные заезды — в классике, против "
-                        "банкира и в блэкджеке: другие форматы и варианты ещё не готовы."
-                    )
-                }
+                {"format": _("Дубликатные заезды играют в классику, против банкира и в блэкджек.")}
             )
         # A classic heat is one match: its length is one the rules know.
         lengths = VARIANTS[self.variant].match_lengths
@@ -163,6 +193,72 @@ class Tournament(models.Model):
                     % {"choices": ", ".join(map(str, lengths))}
                 }
             )
+        if self.stake is not None:
+            raise ValidationError(
+                {"stake": _("Ставка стола задаётся для сит-энд-гоу и многостолового турнира.")}
+            )
+
+    def _clean_sit_and_go(self) -> None:
+        """A sit-and-go is one table of the player-bank variants: its seats are the event's
+        places, each entrant's stack must let them bet, and nobody registers late."""
+        from django.core.exceptions import ValidationError
+
+        seats = SIT_AND_GO_SEATS.get(self.variant)
+        if seats is None:
+            raise ValidationError(
+                {"variant": _("Сит-энд-гоу играют в «Очко с банкиром» и салонную игру.")}
+            )
+        errors: dict[str, Any] = {}
+        low, high = seats
+        if self.max_entrants is not None and not low <= self.max_entrants <= high:
+            errors["max_entrants"] = _(
+                "Мест в сит-энд-гоу столько, сколько за столом: от %(low)d до %(high)d."
+            ) % {"low": low, "high": high}
+        if self.min_entrants is not None and self.min_entrants < 2:
+            errors["min_entrants"] = _("За стол сит-энд-гоу садятся не меньше двух игроков.")
+        if self.late_registration_minutes:
+            errors["late_registration_minutes"] = _(
+                "В сит-энд-гоу поздней регистрации нет: стол собирается до начала."
+            )
+        stake = self.stake or SIT_AND_GO_DEFAULT_STAKE
+        # banker36's bank needs the stake, salon's twice the minimum bet.
+        least = stake if self.variant == "banker36" else 2 * stake
+        if self.starting_stack is not None and self.starting_stack < least:
+            errors["starting_stack"] = _(
+                "Турнирный стек должен быть не меньше %(n)d: иначе игрок не сможет держать банк."
+            ) % {"n": least}
+        if errors:
+            raise ValidationError(errors)
+
+    def _clean_multi_table(self) -> None:
+        """Multi-table is `banker36` at tables of up to four, in at least two rounds (the
+        last the final table), with a stack that can hold the bank; nobody registers late."""
+        from django.core.exceptions import ValidationError
+
+        errors: dict[str, Any] = {}
+        if self.variant != "banker36":
+            errors["variant"] = _("Многостоловый турнир играют в «Очко с банкиром».")
+        if self.max_entrants is not None and not 5 <= self.max_entrants <= MULTI_TABLE_MOST:
+            errors["max_entrants"] = _(
+                "В многостоловом турнире от 5 мест (больше одного стола) до %(n)d."
+            ) % {"n": MULTI_TABLE_MOST}
+        if self.min_entrants is not None and self.min_entrants < 2:
+            errors["min_entrants"] = _("За стол садятся не меньше двух игроков.")
+        if self.rounds is not None and not 2 <= self.rounds <= MULTI_TABLE_MAX_ROUNDS:
+            errors["rounds"] = _("Раундов от 2 до %(n)d: последний — финальный стол.") % {
+                "n": MULTI_TABLE_MAX_ROUNDS
+            }
+        if self.late_registration_minutes:
+            errors["late_registration_minutes"] = _(
+                "В многостоловом турнире поздней регистрации нет."
+            )
+        stake = self.stake or SIT_AND_GO_DEFAULT_STAKE
+        if self.starting_stack is not None and self.starting_stack < stake:
+            errors["starting_stack"] = _(
+                "Турнирный стек должен быть не меньше %(n)d: иначе игрок не сможет держать банк."
+            ) % {"n": stake}
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def escrow_code(self) -> str:
@@ -205,15 +301,16 @@ class Entry(models.Model):
     registered_at = models.DateTimeField(_("зарегистрирован"), auto_now_add=True)
     stack = models.BigIntegerField(_("стек"), null=True, blank=True)
     place = models.PositiveIntegerField(_("место"), null=True, blank=True)
-    # A duplicate heat: the entrant's own table, and whether its game is over (its result
-    # is the entry's stack).
-    table = models.OneToOneField(
+    # The entrant's table — a duplicate heat's own, a sit-and-go's shared — and whether
+    # the entrant's game there is over (its result is the entry's stack).
+    # (A sit-and-go seats every entrant at the one table.)
+    table = models.ForeignKey(
         "tables.Table",
         verbose_name=_("стол"),
         null=True,
         blank=True,
         on_delete=models.PROTECT,
-        related_name="tournament_entry",
+        related_name="tournament_entries",
     )
     heat_over = models.BooleanField(_("заезд сыгран"), default=False)
     # The entrant made no decision of their own in their heat: the clock played it all.
@@ -221,6 +318,8 @@ class Entry(models.Model):
     no_show = models.BooleanField(_("не пришёл"), default=False)
     heat_ended_at = models.DateTimeField(_("заезд окончен"), null=True, blank=True)
     prize = models.PositiveIntegerField(_("приз"), default=0)
+    # Multi-table: the placement points of the rounds played so far.
+    points = models.PositiveIntegerField(_("очки"), default=0)
 
     class Meta:
         verbose_name = _("участие")
@@ -238,3 +337,30 @@ class Entry(models.Model):
     @property
     def active(self) -> bool:
         return self.status in (self.Status.REGISTERED, self.Status.FINISHED)
+
+
+class RoundSeat(models.Model):
+    """Multi-table: an entrant's table in one round, and what the round gave them there
+    (docs/tournaments.md, «Multi-table»)."""
+
+    entry = models.ForeignKey(
+        Entry, verbose_name=_("участие"), on_delete=models.CASCADE, related_name="round_seats"
+    )
+    round = models.PositiveSmallIntegerField(_("раунд"))
+    table = models.ForeignKey(
+        "tables.Table", verbose_name=_("стол"), on_delete=models.PROTECT, related_name="+"
+    )
+    # Set when the table's game is over: the final stack there and its placement points.
+    stack = models.BigIntegerField(_("стек"), null=True, blank=True)
+    points = models.PositiveSmallIntegerField(_("очки"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("место в раунде")
+        verbose_name_plural = _("места в раундах")
+        ordering = ["entry", "round"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "round"], name="round_seat_one_per_round")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry} · {self.round}"

@@ -9,6 +9,7 @@ import datetime
 import logging
 import math
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -30,9 +31,10 @@ from moderation.enforcement import banned_text, restriction_in_force
 from moderation.models import Sanction
 from play.db.selectors import games_played_by
 from play.services.errors import PlayError, SeatError
-from tournaments import heats
+from tournaments import heats, rounds, sitgo
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
+from tournaments.stacks import plays_sit_and_go
 from tournaments.standings import changed_on_commit, prize_pool
 
 logger = logging.getLogger(__name__)
@@ -68,14 +70,17 @@ def tournament_commitment_context(tournament: Tournament) -> dict[str, Any]:
 
 @transaction.atomic
 def tournament_registration_open(*, tournament: Tournament) -> Tournament:
-    """Draw the event's server seed and publish its commitment; open registration."""
+    """Open registration; for duplicate heats, draw the event's server seed and publish
+    its commitment first."""
     tournament = _locked(tournament.pk)
     if tournament.status != Tournament.Status.SCHEDULED:
         return tournament
-    tournament.server_seed = secrets.token_hex(32)
-    tournament.commitment = fairness.commit(
-        tournament.server_seed, tournament_commitment_context(tournament)
-    )
+    if tournament.format == Tournament.Format.DUPLICATE:
+        # (A sit-and-go's one game is committed at its table, as any table's game is.)
+        tournament.server_seed = secrets.token_hex(32)
+        tournament.commitment = fairness.commit(
+            tournament.server_seed, tournament_commitment_context(tournament)
+        )
     tournament.status = Tournament.Status.REGISTERING
     tournament.save(update_fields=["server_seed", "commitment", "status"])
     changed_on_commit(tournament.pk)
@@ -195,6 +200,21 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
         entry.attempt = attempt
         entry.paid = tournament.buy_in
         entry.save(update_fields=["status", "attempt", "paid"])
+    if (
+        plays_sit_and_go(tournament)
+        and tournament.status == Tournament.Status.REGISTERING
+        and taken + 1 == tournament.max_entrants
+    ):
+        # The last seat: a sit-and-go starts when its table is full (docs/tournaments.md).
+        # Should the start fail, the registration stands and the clock starts it.
+        changed_on_commit(tournament.pk)
+        try:
+            with transaction.atomic():
+                tournament_start(tournament=tournament)
+        except Exception:
+            logger.exception("tournament %s: the start when full failed", tournament.pk)
+        entry.refresh_from_db()
+        return entry
     if tournament.status == Tournament.Status.RUNNING:  # a late registration
         entry.stack = tournament.starting_stack
         entry.save(update_fields=["stack"])
@@ -265,6 +285,10 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
         return tournament
     if tournament.status == Tournament.Status.RUNNING and _plays_heats(tournament):
         heats.heats_close(tournament)  # the heats stop and their seeds are published
+    if tournament.status == Tournament.Status.RUNNING and plays_sit_and_go(tournament):
+        sitgo.sit_and_go_close(tournament)  # the game is voided, the table closed
+    if tournament.status == Tournament.Status.RUNNING and rounds.plays_multi_table(tournament):
+        rounds.rounds_close(tournament)  # the round's games are voided, their tables closed
     for entry in tournament.entries.select_related("player").filter(status=Entry.Status.REGISTERED):
         _refund(tournament, entry)
         entry.status = Entry.Status.REFUNDED
@@ -292,28 +316,69 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
     tournament.save(update_fields=["status"])
     if _plays_heats(tournament):
         heats.heats_open(tournament, refuse=lambda entry, why: _refund_refused(tournament, entry))
+    if plays_sit_and_go(tournament):
+        table = sitgo.sit_and_go_open(
+            tournament, refuse=lambda entry, why: _refund_refused(tournament, entry)
+        )
+        if table is None:  # fewer than two could be seated: nobody to play
+            return tournament_cancel(tournament=tournament)
+    if rounds.plays_multi_table(tournament):
+        dealt = rounds.round_open(
+            tournament, refuse=lambda entry, why: _refund_refused(tournament, entry)
+        )
+        if not dealt:
+            return tournament_cancel(tournament=tournament)
     changed_on_commit(tournament.pk)
     return tournament
 
 
 @transaction.atomic
+def tournament_round_progress(*, tournament: Tournament) -> Tournament:
+    """Multi-table: settle the round's tables whose game is over; once every one is, seat
+    and deal the next round — or, after the final table (or with fewer than two left to
+    play), end the event. Run again, it changes nothing."""
+    tournament = _locked(tournament.pk)
+    if tournament.status != Tournament.Status.RUNNING or not rounds.plays_multi_table(tournament):
+        return tournament
+    if not rounds.settle_played(tournament):
+        return tournament  # nothing new (the clock asks at every beat)
+    changed_on_commit(tournament.pk)
+    if not rounds.round_over(tournament):
+        return tournament
+    # A later round (an entrant who cannot be seated, banned since, sits it out).
+    if tournament.round < tournament.rounds and rounds.round_open(
+        tournament, refuse=lambda entry, why: None
+    ):
+        return tournament
+    return tournament_finish(tournament=tournament)
+
+
+@transaction.atomic
 def tournament_finish(*, tournament: Tournament) -> Tournament:
-    """Rank the entrants by final stack (equal stacks tie: docs/tournaments.md) and pay
-    the places from the escrow (a freeroll's from the house). Run again, it pays nothing
-    twice: each prize's key names the event and the entrant."""
+    """Rank the entrants by final stack — multi-table: the final table by its stacks,
+    then by points — equal ones tying (docs/tournaments.md), and pay the places from the
+    escrow (a freeroll's from the house). Run again, it pays nothing twice: each prize's
+    key names the event and the entrant."""
     tournament = _locked(tournament.pk)
     if tournament.status != Tournament.Status.RUNNING:
         return tournament
     if _plays_heats(tournament):
         heats.heats_close(tournament)  # a heat still in play counts what it has so far
+    if plays_sit_and_go(tournament):
+        sitgo.sit_and_go_close(tournament)  # a game still in play: its settled results
+    score: Callable[[Entry], tuple[int, ...]] = lambda e: (e.stack or 0,)  # noqa: E731
+    if rounds.plays_multi_table(tournament):
+        rounds.rounds_close(tournament)  # a round in play: its settled deals give points
+        score = rounds.ranking_key(tournament)
     entries = list(
         tournament.entries.select_related("player")
         .filter(status=Entry.Status.REGISTERED)
         .order_by("registered_at", "pk")
     )
     ranking: list[list[Entry]] = []
-    for entry in sorted(entries, key=lambda e: -(e.stack or 0)):  # stable: registration order
-        if ranking and (ranking[-1][0].stack or 0) == (entry.stack or 0):
+    # Highest score first; sorted() is stable, so equal scores keep registration order.
+    for entry in sorted(entries, key=score, reverse=True):
+        if ranking and score(ranking[-1][0]) == score(entry):
             ranking[-1].append(entry)
         else:
             ranking.append([entry])
@@ -376,6 +441,31 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
         format=Tournament.Format.DUPLICATE,
         variant__in=heats.HEAT_VARIANTS,
     )
+    # A sit-and-go whose game is over but not its event (the game's end is heard at
+    # once: this is the fallback should that have failed).
+    sit_and_go_played = [
+        t
+        for t in Tournament.objects.filter(
+            status=Tournament.Status.RUNNING, format=Tournament.Format.SIT_AND_GO
+        )
+        if sitgo.games_over(t)
+    ]
+    # A sit-and-go whose seats are full starts before its time (as the last seat is
+    # taken; this is the fallback should that start have failed).
+    sit_and_go_full = [
+        t
+        for t in Tournament.objects.filter(
+            status=Tournament.Status.REGISTERING,
+            format=Tournament.Format.SIT_AND_GO,
+            starts_at__gt=now,
+        )
+        if t.entries.filter(status=Entry.Status.REGISTERED).count() >= t.max_entrants
+    ]
+    # Multi-table: a round whose tables are over is followed by the next (as a table's
+    # game ends; this is the fallback should that have failed).
+    multi_table_running = Tournament.objects.filter(
+        status=Tournament.Status.RUNNING, format=Tournament.Format.MULTI_TABLE
+    )
     due: list[tuple[Any, Any]] = [
         (
             tournament_registration_open,
@@ -387,6 +477,7 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
             tournament_start,
             Tournament.objects.filter(status=Tournament.Status.REGISTERING, starts_at__lte=now),
         ),
+        (tournament_start, sit_and_go_full),
         (
             tournament_finish,
             Tournament.objects.filter(status=Tournament.Status.RUNNING, ends_at__lte=now),
@@ -395,6 +486,8 @@ def tournaments_advance(*, now: datetime.datetime) -> int:
             tournament_finish,
             [t for t in heats_all_played if t.registration_closes_at <= now],
         ),
+        (tournament_finish, sit_and_go_played),
+        (tournament_round_progress, multi_table_running),
     ]
     steps = 0
     for step, events in due:

@@ -10,6 +10,7 @@ from accounts.services import escrow_account
 from contract.tournament import EventFacts, Standing, Standings
 from play.frames import broadcast
 from play.frames.build import epoch_ms
+from tournaments import stacks
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import place_prizes
 
@@ -34,8 +35,12 @@ def standings_of(tournament_id: int) -> Standings | None:
         .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
         .order_by("place", "registered_at", "pk")
     )
+    stacks.with_live_stacks(tournament, entries)  # a sit-and-go's, as its game stands
     if tournament.status != Tournament.Status.FINISHED:
-        entries.sort(key=lambda e: -(e.stack or 0))  # stable: registration order kept
+        if tournament.format == Tournament.Format.MULTI_TABLE:
+            entries.sort(key=lambda e: -e.points)  # stable: registration order kept
+        else:
+            entries.sort(key=lambda e: -(e.stack or 0))
     pool = prize_pool(tournament)
     over = tournament.status == Tournament.Status.FINISHED
     return Standings(
@@ -65,6 +70,7 @@ def standings_of(tournament_id: int) -> Standings | None:
                 heat_over=e.heat_over,
                 place=e.place,
                 prize=e.prize,
+                points=e.points,
             )
             for e in entries
         ],

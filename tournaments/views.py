@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from play.models import Game
 from tables.variants import VARIANTS, get_variant
 from tournaments.compare import rounds_side_by_side
-from tournaments.models import Entry, Tournament
+from tournaments.models import SIT_AND_GO_DEFAULT_STAKE, Entry, Tournament
 from tournaments.prizes import place_prizes
 from tournaments.services import (
     TournamentRefused,
@@ -23,6 +23,8 @@ from tournaments.services import (
     prize_pool,
     registration_open,
 )
+from tournaments.sitgo import SALON_MAX_BETS
+from tournaments.stacks import plays_sit_and_go, with_live_stacks
 
 FINISHED_SHOWN = 20
 
@@ -59,8 +61,11 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     entries = list(
         tournament.entries.select_related("player")
         .filter(status__in=[Entry.Status.REGISTERED, Entry.Status.FINISHED])
-        .order_by("place", "-stack", "registered_at", "pk")
+        .order_by("place", "-points", "-stack", "registered_at", "pk")
     )
+    if tournament.status == Tournament.Status.RUNNING and plays_sit_and_go(tournament):
+        with_live_stacks(tournament, entries)  # as the socket's standings show them
+        entries.sort(key=lambda e: -(e.stack or 0))  # stable: registration order kept
     mine = None
     if request.user.is_authenticated:
         mine = next((e for e in entries if e.player_id == request.user.pk), None)
@@ -81,6 +86,9 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "can_register": mine is None and registration_open(tournament, timezone.now()),
             "can_compare": request.user.is_staff or mine is not None,
             "can_withdraw": mine is not None and tournament.status == Tournament.Status.REGISTERING,
+            # A sit-and-go's table: banker36's stake, salon's bets (tournaments.sitgo).
+            "table_stake": tournament.stake or SIT_AND_GO_DEFAULT_STAKE,
+            "table_max_bet": SALON_MAX_BETS * (tournament.stake or SIT_AND_GO_DEFAULT_STAKE),
         },
     )
 
@@ -119,7 +127,12 @@ def tournament_withdraw(request: HttpRequest, tournament_id: int) -> HttpRespons
 def tournament_compare(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """Two entrants' heats side by side, round by round, once the event is over: for its
     entrants and staff (the heats are their games)."""
-    tournament = get_object_or_404(Tournament, pk=tournament_id, status=Tournament.Status.FINISHED)
+    tournament = get_object_or_404(
+        Tournament,
+        pk=tournament_id,
+        status=Tournament.Status.FINISHED,
+        format=Tournament.Format.DUPLICATE,  # a sit-and-go's entrants shared one game
+    )
     entries = list(
         tournament.entries.select_related("player", "table")
         .filter(status=Entry.Status.FINISHED)

@@ -41,6 +41,13 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "cut": False,
 }
 LIVE_OPTIONS: dict[str, Any] = {"one_shoe": False}  # stored only when given
+# `banks` (stored only when given, unlimited without it): the record ends when the bank
+# would pass to a holder for the (banks + 1)-th time. Each holder's bank is a shoe of its
+# own, so a tournament's sit-and-go of n seats plays n × r banks: each seat holds it r
+# times (a seat too short to hold it is passed over, as always).
+# `banks` (stored only when given): the record ends when the bank would pass to a holder
+# for the (banks + 1)-th time — each holder's bank is one shoe, so a tournament's
+# sit-and-go of n seats plays n × r banks and every seat holds it r times.
 MIN_SEATS = 2
 MAX_SEATS = 10
 DECK_KIND = "standard52"
@@ -67,12 +74,12 @@ def _whole(value: object) -> TypeGuard[int]:
 
 
 def _options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - set(DEFAULT_OPTIONS) - set(LIVE_OPTIONS))
+    unknown = sorted(set(options) - set(DEFAULT_OPTIONS) - set(LIVE_OPTIONS) - {"banks"})
     if unknown:
         raise RulesError(
             BAD_RECORD,
             f"unknown salon option(s) {', '.join(unknown)}: the options are "
-            "min_bet, max_bet, deals, cut and one_shoe",
+            "min_bet, max_bet, deals, banks, cut and one_shoe",
         )
     opts = {**DEFAULT_OPTIONS, **options}
     if not _whole(opts["min_bet"]) or opts["min_bet"] < 1:
@@ -83,6 +90,8 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
         )
     if not _whole(opts["deals"]) or opts["deals"] < 1:
         raise RulesError(BAD_RECORD, "options.deals must be a whole number ≥ 1")
+    if "banks" in opts and (not _whole(opts["banks"]) or opts["banks"] < 1):
+        raise RulesError(BAD_RECORD, "options.banks must be a whole number ≥ 1")
     for flag in ("cut", *(name for name in LIVE_OPTIONS if name in opts)):
         if type(opts[flag]) is not bool:
             raise RulesError(BAD_RECORD, f"options.{flag} must be true or false")
@@ -202,6 +211,9 @@ def _begin_deal(state: State, events: list[Event]) -> None:
             return
         holder = _holder(state, [*_round_from_left(state, banker), banker])
         fresh, reason = True, "shoe_end"
+    if fresh and reason != "lot" and _banks_held(state) >= opts.get("banks", 0) > 0:
+        _finish(state, events, "banks_played")
+        return
     if holder != banker or (fresh and reason != "lot"):
         events.append({"type": "bank", "seat": holder, "reason": reason})
     state["banker"] = holder
@@ -221,6 +233,11 @@ def _begin_deal(state: State, events: list[Event]) -> None:
             state["turn"] = cutter
             return
     _deal(state, events)
+
+
+def _banks_held(state: State) -> int:
+    """Banks held so far in this record: each holder's bank is a shoe of its own."""
+    return 0 if state["shoe"] is None else int(state["shoe"]["shuffles"])
 
 
 def _deal(state: State, events: list[Event]) -> None:

@@ -1,5 +1,7 @@
 """Chips at a chip table: which seats have the entry limit in their wallets, and the
-moves of every game's escrow through the one ledger function (accounts.services)."""
+moves of every game's escrow through the one ledger function (accounts.services). A
+stacks table (Table.stacks: a sit-and-go) plays with the stacks its owner gave instead:
+none of its chips touch a wallet."""
 
 from __future__ import annotations
 
@@ -30,6 +32,10 @@ def eligible_with_wallets(table: Table, *, lock: bool) -> tuple[list[Seat], dict
     seats = [s for s in table_seats(table) if not s.leaving]
     if not table.variant_spec.stakes_chips:
         return seats, {}
+    if table.stacks is not None:
+        # Stacks its owner gives (a sit-and-go): a seat plays with its stack, never its
+        # wallet, so the wallet is neither read nor locked.
+        return [s for s in seats if (table.stack_of(s.player_id) or 0) >= table.entry_limit], {}
     wallets = _wallets(seats, lock=lock)
     return [s for s in seats if wallets[s.player_id].balance >= table.entry_limit], wallets
 
@@ -55,8 +61,8 @@ def chips_sync(game: Game, *, void: bool) -> None:
     is (game, engine version, seat), so a retried settlement never pays twice. Voiding
     returns what is in play to whoever staked it; settled results stand.
     """
-    if not game.table.variant_spec.stakes_chips:
-        return
+    if not game.table.variant_spec.stakes_chips or game.table.stacks is not None:
+        return  # a stacks table's chips are its owner's counters: nothing to escrow
     state = game.state
     staked = {} if void else engine.in_play(state)
     target = {sid: staked.get(sid, 0) - state["deltas"][sid] for sid in game.seat_ids}

@@ -78,6 +78,12 @@ def engine_options(table: Table) -> dict[str, Any]:
         options["banks"] = 1
     elif table.variant == BLACKJACK:
         options = {"rounds": OPEN_ENDED, "one_shoe": True}
+    if table.stacks is not None:
+        # A sit-and-go: one game of `banks` banks, so that every seat holds the bank as
+        # often as the others (salon passes it with each new shoe, cut as at any table).
+        if table.variant == SALON:
+            options = {**table.engine_options(), "deals": OPEN_ENDED, "cut": True}
+        options["banks"] = table.stacks["banks"]
     if table.duplicate is not None:
         options = _heat_options(table.variant, options, table.duplicate["rounds"])
     return options
@@ -122,6 +128,8 @@ def start_next(table: Table, now: datetime.datetime) -> Game | None:
     last = latest_game(table)
     if table.duplicate is not None and last is not None:
         raise PlayError("cannot_start", _("Турнирный заезд — это одна игра: она уже сыграна."))
+    if table.stacks is not None and last is not None:
+        raise PlayError("cannot_start", _("За турнирным столом играют одну игру: она уже сыграна."))
     number = (last.number + 1) if last is not None else 1
     duplicate = table.duplicate
     if duplicate is not None:
@@ -198,7 +206,9 @@ def deal(table: Table, now: datetime.datetime) -> Game:
             "user": seat.player_id,
             "ai": seat.ai_level,
         }
-        if chips:
+        if chips and table.stacks is not None:
+            entry["chips"] = table.stack_of(seat.player_id)
+        elif chips:
             entry["chips"] = wallets[seat.player_id].balance
         players.append(entry)
     last = latest_game(table)
@@ -405,6 +415,7 @@ def end_game(table: Table, game: Game, now: datetime.datetime, *, status: str) -
     if (
         not voided
         and table.duplicate is None  # a heat is one game
+        and table.stacks is None  # so is a sit-and-go
         and table.variant in _CONTINUOUS
         and game.state["finished"]
         and reason not in _DEAD_ENDS

@@ -58,6 +58,17 @@ def game_start(*, table: Table, by: Any, rounds: int | None = None) -> Game | No
     return start_next(table, wall.now())
 
 
+@transaction.atomic
+def stacks_game_start(*, table: Table) -> Game | None:
+    """The owner of a stacks table (a tournament's sit-and-go, which has no host) begins
+    its one game: announced for the players' client seeds like any other, dealt once they
+    have given them or at `deal_at`."""
+    table = lock_table(table.pk)
+    if table.stacks is None:
+        raise PlayError("not_host", _("Игру начинает хозяин стола."))
+    return start_next(table, wall.now())
+
+
 def client_seed_give(*, table: Table, player: Any, seed: str) -> dict[str, Any]:
     """A player's contribution to the announced game's shuffle (docs/fairness.md). Once
     every player has given one, the cards are dealt.

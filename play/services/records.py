@@ -75,18 +75,18 @@ def _cut_as_order(record: dict[str, Any], *, with_deck: bool) -> dict[str, Any]:
             seed=record["seed"],
         )
         first_banker = next(event["seat"] for event in events if event["type"] == "lot")
-        actions, deck = [], None
+        actions, cut = [], False
         for action in record["actions"]:
-            before = len(log)
             state, events = engine.apply(state, action)
-            if not any(event["type"] == "cut" for event in events):
+            if any(event["type"] == "cut" for event in events):
+                cut = True  # the cut (and the deal it lets start) leaves the record
+            else:
                 actions.append(action)
-                continue
-            # The cut and the deal it lets start are one transition: the shoe after the cut
-            # is what this transition dealt, then what is left of the stock.
-            after_cut = next(i for i in range(before, len(log)) if "cut" in log[i])
-            dealt = [entry["card"] for entry in log[after_cut:] if "card" in entry]
-            deck = dealt + shoes.split_cards(state["shoe"]["cards"])
+        # Every card is drawn after its shoe's cut (a shoe is cut before its first deal),
+        # so the cards in the order drawn — across every shoe of a record that passes the
+        # bank (`banks`) — and then what is left of the last shoe are the deck as cut.
+        drawn = [entry["card"] for entry in log if "card" in entry]
+        deck = drawn + shoes.split_cards(state["shoe"]["cards"]) if cut else None
     stated: dict[str, Any] = {
         "variant": record["variant"],
         "options": {name: value for name, value in record["options"].items() if name != "cut"},

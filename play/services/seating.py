@@ -4,7 +4,7 @@ part of live play: taking one can start a game, leaving one during a game is a f
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -82,6 +82,11 @@ class TableFacts:
     seats_taken: int
     seat_count: int
     bots_allowed: bool = True
+    # Played with the stacks its owner gives (Table.stacks), not wallet chips: a seat
+    # there is its owner's to give, whatever the player's wallet holds or where they sit.
+    # (A seat held there still counts as a chip table's for sitting elsewhere: one chip
+    # game at a time.)
+    stacks: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ def seat_verdict(table: TableFacts, sitter: Sitter | None) -> Verdict:
         return Verdict(SEATED)
     if sitter.is_bot and not table.bots_allowed:
         return _refused("bots_not_allowed", _("Ботам за этот стол садиться нельзя."))
-    if table.variant in CHIP_VARIANTS:
+    if table.variant in CHIP_VARIANTS and not table.stacks:
         # A player's chips are in play at one table at a time, so that what a game counts
         # as theirs is what their wallet holds.
         elsewhere = next((seat for seat in sitter.seats if seat.variant in CHIP_VARIANTS), None)
@@ -179,7 +184,8 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
     """Sit `player` at the lowest free seat of an open table, if seat_verdict lets them."""
     # Lock the table so two players cannot both take its last seat.
     table = lock_table(table.pk)
-    if table.is_open and table.variant_spec.stakes_chips:
+    stacked = table.stacks is not None
+    if table.is_open and table.variant_spec.stakes_chips and not stacked:
         # The wallet's row lock (to the commit) makes two tabs sitting at two chip tables
         # at once take turns: this table's lock cannot.
         Account.objects.select_for_update().get(pk=wallet_for(player).pk)
@@ -191,8 +197,20 @@ def seat_take(*, table: Table, player: Any, invite: str | None = None) -> Seat:
         seats_taken=table.seats.count(),
         seat_count=table.seat_count,
         bots_allowed=table.allows_bots,
+        stacks=stacked,
     )
-    verdict = seat_verdict(facts, sitter_of(player))
+    sitter = sitter_of(player)
+    if stacked:
+        # A stacks table (a sit-and-go): its seats are its owner's entrants', and each
+        # plays the stack given, whatever the wallet holds. (A private table's refusal:
+        # no invite is good for anyone else.)
+        stack = table.stack_of(player.pk)
+        if stack is None:
+            raise SeatError(
+                _("За этим столом играют только участники турнира."), code="invite_required"
+            )
+        sitter = replace(sitter, balance=stack)
+    verdict = seat_verdict(facts, sitter)
     if verdict.state == SEATED:
         return table.seats.get(player=player)
     if verdict.code in ("table_closed", "leaving"):

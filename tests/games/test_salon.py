@@ -556,3 +556,57 @@ def test_random_legal_play_with_timeouts_ends_zero_sum(seed: str):
     for unit in state["rounds"]:
         assert unit["hands"][-1]["role"] == "banker"
         assert all(type(hand.get("delta", 0)) is int for hand in unit["hands"])
+
+
+# --- banks: a tournament's sit-and-go ----------------------------------------------------
+
+
+def _played_out(state: State) -> tuple[State, list[dict[str, Any]]]:
+    """Every ponter bets the minimum and stands, the banker stands: to the record's end."""
+    events: list[dict[str, Any]] = []
+    while not state["finished"]:
+        turn = engine.legal_actions(state)
+        assert turn is not None
+        names = [a["action"] for a in turn["actions"]]
+        if "bet" in names:
+            action = {"seat": turn["seat"], "action": "bet", "amount": turn["actions"][0]["min"]}
+        else:
+            action = {"seat": turn["seat"], "action": "stand"}
+        state, step = engine.apply(state, action)
+        events.extend(step)
+    return state, events
+
+
+def test_banks_ends_the_record_when_the_bank_would_pass_once_more():
+    seats = _seats(ann=1000, bob=1000, cat=1000)
+    state, events = _new(seats, seed="ab" * 32, first_banker=None, banks=6, deals=1_000_000)
+    state, more = _played_out(state)
+    events += more
+    finished = next(e for e in events if e["type"] == "finished")
+    assert finished["reason"] == "banks_played"
+    assert state["shoe"]["shuffles"] == 6
+    holders = [e["banker"] for e in events if e["type"] == "shuffle"]
+    # The bank goes round the table to the left: each of the three seats holds it twice.
+    assert set(holders[:3]) == {"ann", "bob", "cat"} and holders[3:] == holders[:3]
+    assert sum(s["chips"] for s in state["seats"]) == 3000
+
+
+def test_one_bank_is_one_shoe_and_banks_is_kept_in_the_options():
+    seats = _seats(ann=500, bob=500)
+    state, _ = _new(seats, seed="cd" * 32, first_banker=None, banks=1, deals=10**6)
+    assert state["options"]["banks"] == 1
+    state, events = _played_out(state)
+    assert state["shoe"]["shuffles"] == 1
+    assert events[-1] == {"type": "finished", "reason": "banks_played", "banker": state["banker"]}
+
+
+@pytest.mark.parametrize("banks", [0, -1, "2", 1.5])
+def test_banks_must_be_a_whole_number_of_one_or_more(banks: Any):
+    with pytest.raises(RulesError) as caught:
+        _new(_seats(ann=100, bob=100), seed="ef" * 32, banks=banks)
+    assert caught.value.code == "bad_record"
+
+
+def test_without_banks_the_options_are_as_before():
+    state, _ = _new(_seats(ann=100, bob=100), ["2S", "3S", "4S", "5S"])
+    assert "banks" not in state["options"]

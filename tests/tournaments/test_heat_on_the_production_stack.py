@@ -9,50 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
-from accounts import tokens
-from accounts.models import User
 from accounts.services import escrow_account
 from bot.player import Bot, Options
 from bot.transport import WebTransport
 from play.models import Game
 from play.services.records import public_record
-from tests.integration.live_stack import (
-    Stack,
-    assert_conserved,
-    make_stack,
-    run_scenario,
-    stack_env,
-    start_stack,
-    until,
-)
+from tests.integration.live_stack import Stack, assert_conserved, run_scenario, until
+from tests.tournaments.live import entrant, nothing, reaches
 from tests.verifier import verified
 from tournaments.models import Entry, Tournament
-from tournaments.services import entry_register
 
 pytestmark = [pytest.mark.services, pytest.mark.slow, pytest.mark.asyncio]
 
 ENTRANTS = ("ann", "bob", "cat")
 SCENARIO_TIMEOUT = 240.0
-
-
-@pytest.fixture
-def stack(
-    postgres: None, redis_url: str, transactional_db: None, tmp_path: Path
-) -> Iterator[Stack]:
-    env = stack_env(redis_url, BLACKJACK_ROUND_PAUSE_SECONDS="0", AI_DECISION_SECONDS="0.2")
-    processes = start_stack(make_stack(env, tmp_path))
-    try:
-        yield processes
-    finally:
-        processes.stop()
 
 
 @database_sync_to_async
@@ -71,20 +47,6 @@ def scheduled_event() -> Tournament:
         rounds=4,
         min_entrants=2,
     )
-
-
-@database_sync_to_async
-def status_of(tournament: Tournament) -> str:
-    return Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
-
-
-@database_sync_to_async
-def entrant(name: str, tournament: Tournament) -> tuple[str, Any]:
-    """A person registered for the event (as its page's form does), with a token."""
-    user = User.objects.create_user(name, email=f"{name}@example.com", password="unused-Pass-42")
-    entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
-    _token, secret = tokens.token_create(user=user, name="heat", scopes=["read", "play"])
-    return str(secret), user
 
 
 @database_sync_to_async
@@ -116,17 +78,13 @@ async def test_a_duplicate_heat_is_played_by_bots_and_paid_on_the_production_sta
     server = f"http://127.0.0.1:{stack.port}"
     tournament = await scheduled_event()
 
-    def reaches(status: str) -> Any:
-        async def check() -> bool:
-            return await status_of(tournament) == status
-
-        return check
-
     async def scenario() -> None:
-        await until(reaches("registering"), "registration opened by beat", timeout=20, every=0.5)
+        await until(
+            reaches(tournament, "registering"), "registration opened by beat", timeout=20, every=0.5
+        )
         secrets = {name: (await entrant(name, tournament))[0] for name in ENTRANTS}
 
-        await until(reaches("running"), "the start by beat", timeout=30, every=0.5)
+        await until(reaches(tournament, "running"), "the start by beat", timeout=30, every=0.5)
         tables = await until(lambda: heat_tables(tournament), "the heat tables", timeout=10)
         bots = [
             Bot(WebTransport(server, secrets[name]), tables[name], Options(strict=True, rounds=0))
@@ -135,9 +93,11 @@ async def test_a_duplicate_heat_is_played_by_bots_and_paid_on_the_production_sta
         outcomes = await asyncio.gather(*(bot.run() for bot in bots))
         assert all(o.status == "finished" and o.variant == "blackjack" for o in outcomes)
 
-        await until(reaches("finished"), "the event's end after its last heat", timeout=30)
+        await until(
+            reaches(tournament, "finished"), "the event's end after its last heat", timeout=30
+        )
 
-    await run_scenario(stack, scenario(), timeout=SCENARIO_TIMEOUT, cleanup=_nothing)
+    await run_scenario(stack, scenario(), timeout=SCENARIO_TIMEOUT, cleanup=nothing)
     outcome = await the_outcome(tournament)
     entries, games = outcome["entries"], outcome["games"]
     assert sorted(e.player.username for e in entries) == sorted(ENTRANTS)
@@ -162,7 +122,3 @@ async def test_a_duplicate_heat_is_played_by_bots_and_paid_on_the_production_sta
     for record in outcome["records"]:
         code, output = verified(record)
         assert code == 0, output
-
-
-async def _nothing() -> None:
-    return None

@@ -97,3 +97,74 @@ def test_the_lobby_shows_the_next_events_and_a_profile_its_players_results(clien
     assert "Сыгранный" in profile and "1-е место из 2" in profile and "приз 200" in profile
     profile = client.get(reverse("people:profile", args=["bob"])).content.decode()
     assert "2-е место из 2" in profile
+
+
+def test_a_sit_and_go_page_takes_its_entrants_to_their_shared_table(client, make_user):
+    from django.utils import timezone
+
+    from tournaments.services import entry_register
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(
+            variant="salon",
+            format=Tournament.Format.SIT_AND_GO,
+            max_entrants=2,
+            rounds=2,
+            stake=20,
+            starting_stack=500,
+        )
+    )
+    assert not tournament.commitment  # the game is committed at its table
+    ann, bob = make_user("ann"), make_user("bob")
+    for user in (ann, bob):
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    table = Entry.objects.get(tournament=tournament, player=ann).table
+    assert table is not None
+    client.force_login(bob)
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    assert f'href="{reverse("table", args=[table.pk])}"' in page and "data-own-table" in page
+    assert "Банков на каждого игрока" in page and "20–200" in page
+    assert "Отпечаток колоды" not in page and "Раундов" not in page
+    # The stacks shown are the game's as it stands (a settled deal moves them).
+    game = table.games.get()
+    game.state = {**game.state, "deltas": {p["id"]: 0 for p in game.players}}
+    ann_seat = next(p["id"] for p in game.players if p["user"] == ann.pk)
+    bob_seat = next(p["id"] for p in game.players if p["user"] == bob.pk)
+    game.state["deltas"].update({ann_seat: 30, bob_seat: -30})
+    game.save(update_fields=["state"])
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    row = page[page.index('data-player="ann"') :]
+    assert "530" in row[: row.index("</tr>")]
+    client.logout()
+    assert (
+        "data-own-table"
+        not in client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    )
+
+
+def test_a_multi_table_page_shows_points_the_round_and_each_entrants_table(client, make_user):
+    from django.utils import timezone
+
+    from tournaments.services import entry_register
+
+    tournament = tournament_registration_open(
+        tournament=make_tournament(
+            variant="banker36",
+            format=Tournament.Format.MULTI_TABLE,
+            rounds=3,
+            starting_stack=100,
+            starts_at=timezone.now(),
+        )
+    )
+    users = [make_user(f"mtp{i}") for i in range(5)]
+    for user in users:
+        entry_register(tournament_id=tournament.pk, player=user, now=timezone.now())
+    tournament_start(tournament=tournament)
+    Entry.objects.filter(player=users[4]).update(points=6)
+    client.force_login(users[0])
+    page = client.get(reverse("tournament", args=[tournament.pk])).content.decode()
+    table = Entry.objects.get(player=users[0]).table
+    assert f'href="{reverse("table", args=[table.pk])}"' in page
+    assert "Очки" in page and "идёт 1-й" in page and "финальный стол" in page
+    # By points while it runs: the entrant with 6 is listed first.
+    assert page.index('data-player="mtp4"') < page.index('data-player="mtp0"')
