@@ -30,7 +30,14 @@ class EventFacts(Message, kw_only=True):
         EpochMs, msgspec.Meta(description="the start, plus late registration where allowed")
     ]
     buy_in: Annotated[int, msgspec.Meta(ge=0, description="0: a freeroll")]
-    pool: Annotated[int, msgspec.Meta(ge=0, description="the prize pool now")]
+    pool: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            description="the prize pool now; once the event has finished, what its places were"
+            " paid",
+        ),
+    ]
     entrants: Annotated[int, msgspec.Meta(ge=0, description="registered now")]
     max_entrants: int
     rounds: Annotated[

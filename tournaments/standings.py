@@ -4,6 +4,7 @@ note that they changed, sent to the event's group once the change is committed."
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from accounts.services import escrow_account
@@ -20,9 +21,13 @@ def tournament_group(tournament_id: int) -> str:
 
 
 def prize_pool(tournament: Tournament) -> int:
-    """What the places share: the buy-ins held in escrow, or a freeroll's pool."""
+    """What the places share: the buy-ins held in escrow, or a freeroll's pool; once the
+    event has finished (its escrow paid out, empty), what its places were paid."""
     if tournament.freeroll:
         return tournament.freeroll_pool
+    if tournament.status == Tournament.Status.FINISHED:
+        paid = tournament.entries.aggregate(paid=Sum("prize"))["paid"]
+        return int(paid or 0)
     return escrow_account(tournament.escrow_code).balance
 
 

@@ -16,11 +16,13 @@
   1280x800.
 
 Playwright's sync API keeps its own event loop marked as running in this thread while it
-is started. So it lives for one module only (pytest-playwright's session-wide fixtures
-are re-scoped below): the asyncio tests that run after this package need the thread to
-themselves. While it lives, Django's async-safety guard would mistake that loop for an
-async caller and refuse ORM calls (fixtures, the database flush), so the guard is lifted
-for that module only: no Django code runs on Playwright's loop.
+is started. So it lives only while browser tests follow each other in this process
+(pytest-playwright's session-wide fixtures are re-scoped below, and Playwright and its
+browser are kept from module to module like daphne, a launch being a second or two of
+the suite's time): the asyncio tests that run after need the thread to themselves. While
+it lives, Django's async-safety guard would mistake that loop for an async caller and
+refuse ORM calls (fixtures, the database flush), so the guard is lifted for that time
+only: no Django code runs on Playwright's loop.
 """
 
 from __future__ import annotations
@@ -215,6 +217,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     here = Path(__file__).parent
     if nextitem is None or here not in Path(nextitem.path).parents:
         _DAPHNES.stop()
+        _BROWSERS.stop()
 
 
 @pytest.fixture(scope="module")
@@ -324,21 +327,63 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
-def playwright(chromium_path: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+class _Browsers:
+    """Playwright and its browser in this test process: started by the first browser test,
+    kept from module to module while browser tests follow, stopped (with Django's async
+    guard put back) when the next test is not one (pytest_runtest_teardown above). What a
+    test leaves in the browser is in its contexts, which are closed after every test."""
 
-    guard = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "1"
-    pw = sync_playwright().start()
-    try:
-        yield pw
-    finally:
-        pw.stop()
-        if guard is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = guard
+    def __init__(self) -> None:
+        self.pw: Any = None
+        self.browser: Any = None
+        self.guard: str | None = None
+
+    def playwright(self) -> Any:
+        if self.pw is None:
+            from playwright.sync_api import sync_playwright
+
+            self.guard = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "1"
+            self.pw = sync_playwright().start()
+        return self.pw
+
+    def launched(self, launch: Callable[[], Any]) -> Any:
+        if self.browser is None or not self.browser.is_connected():
+            self.browser = launch()
+        return self.browser
+
+    def stop(self) -> None:
+        if self.browser is not None:
+            with contextlib.suppress(Exception):
+                self.browser.close()
+            self.browser = None
+        if self.pw is not None:
+            self.pw.stop()
+            self.pw = None
+            if self.guard is None:
+                os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            else:
+                os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = self.guard
+
+
+_BROWSERS = _Browsers()
+atexit.register(_BROWSERS.stop)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stopped_before_the_test_database_is_dropped(django_db_setup: None) -> Iterator[None]:
+    """When the run ends with a browser test, its browser and daphne are stopped before
+    the test database is dropped (a fixture set up after django_db_setup is torn down
+    before it): a daphne still running would connect again (its ticker, a page's socket)
+    and the drop would fail."""
+    yield
+    _BROWSERS.stop()
+    _DAPHNES.stop()
+
+
+@pytest.fixture(scope="module")
+def playwright(chromium_path: str) -> Any:
+    return _BROWSERS.playwright()
 
 
 @pytest.fixture(scope="module")
@@ -361,10 +406,8 @@ def launch_browser(
 
 
 @pytest.fixture(scope="module")
-def browser(launch_browser: Callable[..., Any]) -> Iterator[Any]:
-    browser = launch_browser()
-    yield browser
-    browser.close()
+def browser(launch_browser: Callable[..., Any]) -> Any:
+    return _BROWSERS.launched(launch_browser)
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,13 @@ runner gave this one (under pytest-xdist, CHANNEL_LAYER_PREFIX and a REDIS_URL o
 worker's own: config/test_settings.py); `make_stack` builds a stack whose workers run as
 the tests need them, `start_stack` starts it or fails the test with every process's log.
 `sign_in` signs a user in through the real login form; `Conn` is a real WebSocket to a
-table that keeps every frame it got. The checks at the end read the database: the chip
-ledger adds up, every hand record replays to its result, and every frame a viewer got is
-what the stored game showed at that version.
+table that keeps every frame it got. `send_tasks` sends Celery tasks as beat does and
+`task_results` reads what a worker's log says they returned; `RowLock` holds rows from a
+connection of the test's own, so that a process of the stack waits for them in the
+middle of its transaction (to be killed there, say), and `stack_waiting` sees it wait.
+The checks at the end read the database: the chip ledger adds up, every hand record
+replays to its result, and every frame a viewer got is what the stored game showed at
+that version.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import psycopg
 import pytest
+from celery import Celery
 from django.db import connection
 from django.db.models import Sum
 from websockets.asyncio.client import ClientConnection, connect
@@ -117,6 +123,109 @@ def start_stack(stack: Stack) -> Stack:
         stack.stop()
         pytest.fail(f"{error}\n{stack.logs()}", pytrace=False)
     return stack
+
+
+# --- Celery, driven from the test ---------------------------------------------------------
+
+
+def send_tasks(broker: str, task: str, count: int = 1) -> list[str]:
+    """Send `count` of the task named `task` at once, as beat sends them; their ids."""
+    client = Celery("tests", broker=broker, set_as_current=False)
+    try:
+        return [client.send_task(task).id for _ in range(count)]
+    finally:
+        client.close()
+
+
+def task_results(worker_log: str, task: str, ids: Iterable[str] | None = None) -> dict[str, int]:
+    """The runs of `task` (its name's last part: `sweep_deadlines`) a worker's log says
+    finished, by task id, with the number each returned (only `ids`, if given)."""
+    found = {
+        run: int(value)
+        for run, value in re.findall(
+            rf"\.{re.escape(task)}\[([-0-9a-f]+)\] succeeded in \S+: (\d+)", worker_log
+        )
+    }
+    if ids is None:
+        return found
+    wanted = set(ids)
+    return {k: v for k, v in found.items() if k in wanted}
+
+
+# --- the database, held and watched from outside the stack ------------------------------
+
+
+def _conninfo() -> dict[str, Any]:
+    settings = connection.settings_dict
+    return {
+        "dbname": settings["NAME"],
+        "user": settings["USER"] or None,
+        "password": settings["PASSWORD"] or None,
+        "host": settings["HOST"] or "127.0.0.1",
+        "port": settings["PORT"] or None,
+        "application_name": "twentyone-test-lock",
+    }
+
+
+class RowLock:
+    """A transaction of the test's own, on its own connection, holding row locks: a
+    process of the stack that needs one of the rows waits, in the middle of its
+    transaction, until the test lets go (or kills it there)."""
+
+    def __init__(self) -> None:
+        self.conn = psycopg.connect(**_conninfo(), autocommit=False)
+
+    def hold(self, table: str, pk: int) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE", [pk])
+            assert cursor.fetchone() is not None
+
+    def hold_writes(self, table: str) -> None:
+        """Every write to `table` waits (it may still be read)."""
+        with self.conn.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {table} IN SHARE MODE")
+
+    def release(self) -> None:
+        self.conn.rollback()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def stack_waiting(on: str = "") -> int:
+    """The stack's connections to this test database that wait for a lock (their
+    statement naming `on`)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND application_name = %s AND wait_event_type = 'Lock' AND query ILIKE %s",
+            [STACK_APPLICATION_NAME, f"%{on}%"],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def stack_activity() -> list[tuple[str, str, str]]:
+    """What each of the stack's connections to this test database is doing: its state,
+    what it waits for and its statement (for a failing test's message)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT state, coalesce(wait_event_type, ''), left(query, 300) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [STACK_APPLICATION_NAME],
+        )
+        return [tuple(row) for row in cursor.fetchall()]
+
+
+def stack_connections() -> int:
+    """The stack's connections to this test database (a killed process's stay until
+    PostgreSQL notices that their client is gone)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND application_name = %s",
+            [STACK_APPLICATION_NAME],
+        )
+        return int(cursor.fetchone()[0])
 
 
 # --- HTTP: the real login form ---------------------------------------------------------

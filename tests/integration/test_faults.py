@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import re
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-from celery import Celery
 from channels.db import database_sync_to_async
 from django.conf import global_settings
 from django.db import connection
@@ -44,6 +41,7 @@ from tables.models import Table
 from tests.integration.live_stack import (
     STACK_APPLICATION_NAME,
     Conn,
+    RowLock,
     Stack,
     caught_up,
     check_frames,
@@ -62,10 +60,13 @@ from tests.integration.live_stack import (
     quiet,
     require_redis_server,
     run_scenario,
+    send_tasks,
     sign_in_async,
     stack_env,
+    stack_waiting,
     start_stack,
     table_version,
+    task_results,
     until,
 )
 
@@ -208,48 +209,6 @@ async def run(stack: Stack, scene: Scene, play: Callable[[], Coroutine[Any, Any,
 # --- the database, seen from outside the stack -----------------------------------------
 
 
-def _conninfo() -> dict[str, Any]:
-    settings = connection.settings_dict
-    return {
-        "dbname": settings["NAME"],
-        "user": settings["USER"] or None,
-        "password": settings["PASSWORD"] or None,
-        "host": settings["HOST"] or "127.0.0.1",
-        "port": settings["PORT"] or None,
-        "application_name": "twentyone-test-lock",
-    }
-
-
-class RowLock:
-    """A transaction of the test's own, on its own connection, holding row locks."""
-
-    def __init__(self) -> None:
-        self.conn = psycopg.connect(**_conninfo(), autocommit=False)
-
-    def hold(self, table: str, pk: int) -> None:
-        with self.conn.cursor() as cursor:
-            cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE", [pk])
-            assert cursor.fetchone() is not None
-
-    def release(self) -> None:
-        self.conn.rollback()
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-def stack_waiting(on: str = "") -> int:
-    """The stack's connections to this test database that wait for a lock (their
-    statement naming `on`)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-            " AND application_name = %s AND wait_event_type = 'Lock' AND query ILIKE %s",
-            [STACK_APPLICATION_NAME, f"%{on}%"],
-        )
-        return int(cursor.fetchone()[0])
-
-
 def terminate_stack_backends() -> int:
     """Drop every connection the stack has to this test database (none of the test's)."""
     with connection.cursor() as cursor:
@@ -286,13 +245,7 @@ def wallet_of(username: str) -> int:
 
 def sweeps(worker_log: str, ids: list[str] | None = None) -> dict[str, int]:
     """Sweep tasks a worker's log says it finished, with what each applied."""
-    found = {
-        task: int(applied)
-        for task, applied in re.findall(
-            r"sweep_deadlines\[([-0-9a-f]+)\] succeeded in \S+: (\d+)", worker_log
-        )
-    }
-    return found if ids is None else {k: v for k, v in found.items() if k in ids}
+    return task_results(worker_log, "sweep_deadlines", ids)
 
 
 # --- Redis restarted -------------------------------------------------------------------
@@ -566,11 +519,7 @@ def make_due(table_ids: list[int]) -> dict[int, str]:
 
 def send_sweeps(broker: str, count: int) -> list[str]:
     """`count` sweep tasks at once, as beat sends them; their ids."""
-    client = Celery("sweeps", broker=broker, set_as_current=False)
-    try:
-        return [client.send_task("tables.tasks.sweep_deadlines").id for _ in range(count)]
-    finally:
-        client.close()
+    return send_tasks(broker, "tables.tasks.sweep_deadlines", count)
 
 
 def versions(table_ids: list[int]) -> dict[int, int]:

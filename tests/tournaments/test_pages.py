@@ -13,6 +13,7 @@ from tournaments.services import (
     tournament_registration_open,
     tournament_start,
 )
+from tournaments.standings import standings_of
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +76,9 @@ def test_a_finished_events_page_shows_places_prizes_and_the_revealed_seed(client
     assert tournament.server_seed in page and "Итоги" in page
     row = page[page.index('data-player="p1"') :]
     assert "200" in row[: row.index("</tr>")]
+    # The escrow is paid out, empty: the pool shown is what the places were paid.
+    assert "<dd data-pool>200</dd>" in page and "1-е место: 200" in page
+    assert standings_of(tournament.pk).tournament.pool == 200  # type: ignore[union-attr]
 
 
 def test_the_lobby_shows_the_next_events_and_a_profile_its_players_results(client, make_user):
