@@ -69,4 +69,5 @@ urlpatterns = [
     path("", include("people.urls")),
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
+    path("", include("fairplay.urls")),
 ]
