@@ -262,6 +262,13 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Sign-in traces not seen for FAIRPLAY_TRACE_RETENTION_DAYS are deleted daily
     # (fairplay.tasks): one indexed delete.
+    # The fair-play detector (fairplay.tasks): leaks of newly reviewed decisions, then the
+    # cases; a few aggregate queries when nothing is new.
+    "fairplay-scan": {
+        "task": "fairplay.tasks.scan",
+        "schedule": 600.0,
+        "options": {"expires": 300.0},
+    },
     "fairplay-traces-purge": {
         "task": "fairplay.tasks.traces_purge",
         "schedule": 86400.0,
@@ -311,6 +318,15 @@ FREE_CHIPS_MIN_ACCOUNT_AGE_DAYS = env.int("FREE_CHIPS_MIN_ACCOUNT_AGE_DAYS", def
 FREE_CHIPS_MIN_DECISIONS = env.int("FREE_CHIPS_MIN_DECISIONS", default=100)
 FAIRPLAY_TRACE_RETENTION_DAYS = env.int("FAIRPLAY_TRACE_RETENTION_DAYS", default=90)
 FAIRPLAY_LINK_SCORE_APART = env.int("FAIRPLAY_LINK_SCORE_APART", default=3)
+# The directed EV leak's test (fairplay.leak, docs/fair-play.md "The test"): over the last
+# FAIRPLAY_LEAK_WINDOW_DAYS, an ordered pair with at least FAIRPLAY_LEAK_MIN_DECISIONS
+# decisions toward one bank is flagged when its one-sided z reaches FAIRPLAY_LEAK_Z; a
+# giver's own loss rate toward other banks counts as honest play's once they made at least
+# FAIRPLAY_LEAK_OWN_DECISIONS there.
+FAIRPLAY_LEAK_WINDOW_DAYS = env.int("FAIRPLAY_LEAK_WINDOW_DAYS", default=30)
+FAIRPLAY_LEAK_MIN_DECISIONS = env.int("FAIRPLAY_LEAK_MIN_DECISIONS", default=20)
+FAIRPLAY_LEAK_Z = env.float("FAIRPLAY_LEAK_Z", default=4.0)
+FAIRPLAY_LEAK_OWN_DECISIONS = env.int("FAIRPLAY_LEAK_OWN_DECISIONS", default=50)
 
 # Reports («Пожаловаться», moderation/views.py) a player may file per hour, counted in the
 # shared cache; beyond it a report is refused with `rate_limited` (HTTP 429).

@@ -46,3 +46,45 @@ class Trace(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.kind} {self.digest[:8]}"
+
+
+class Leak(models.Model):
+    """One reviewed decision at a player-bank table with the chips it gave away (the
+    coach's EV loss, `insights.Decision.loss`, in chips at `banker36`) and who gains them:
+    the player holding the bank in that duel (`taker`; None when the bank is no person's).
+    Written by `fairplay.leak.leaks_record`, read per ordered pair by the detector."""
+
+    decision = models.OneToOneField(
+        "insights.Decision", verbose_name=_("решение"), on_delete=models.CASCADE, related_name="+"
+    )
+    game = models.ForeignKey(
+        "play.Game", verbose_name=_("игра"), on_delete=models.CASCADE, related_name="+"
+    )
+    number = models.PositiveIntegerField(_("ход №"))
+    giver = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кто отдал"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    taker = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кому"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    loss = models.FloatField(_("потеря в фишках"))
+    made_at = models.DateTimeField(_("когда"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("утечка ожидания")
+        verbose_name_plural = _("утечки ожидания")
+        indexes = [
+            models.Index(fields=["giver", "taker"], name="fairplay_leak_pair"),
+            models.Index(fields=["made_at"], name="fairplay_leak_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.giver_id} → {self.taker_id}: {self.loss}"
