@@ -121,7 +121,7 @@ class PairLeak:
         )
 
 
-def window_start(now: datetime.datetime | None) -> datetime.datetime:
+def window_start(now: datetime.datetime | None = None) -> datetime.datetime:
     return (now or timezone.now()) - datetime.timedelta(days=settings.FAIRPLAY_LEAK_WINDOW_DAYS)
 
 
@@ -185,14 +185,15 @@ def chip_flow(first_id: int, second_id: int, *, since: datetime.datetime) -> dic
     """Chips won and lost between two players in their `banker36` duels since `since`,
     from the duels' settlements (each a ponter's `settle` against the banker of the
     moment): {"games", "to_first", "to_second", "net_to_first"}."""
-    games = Game.objects.filter(
-        variant__in=LEAK_VARIANTS, started_at__gte=since, events__isnull=False
-    ).distinct()
+    # The games where one of them decided against the other's bank (a game where every
+    # choice between them was forced leaves no decision, and is not counted): read from
+    # the leak rows, not by scanning every game's players.
+    pair = (first_id, second_id)
+    met = Leak.objects.filter(giver_id__in=pair, taker_id__in=pair, made_at__gte=since)
+    games = Game.objects.filter(pk__in=met.values("game_id")).order_by("pk")
     to_first = to_second = played = 0
     for game in games.prefetch_related("events"):
         users = {p["id"]: p["user"] for p in game.players if p.get("user")}
-        if not {first_id, second_id} <= set(users.values()):
-            continue
         played += 1
         banker = None
         for row in game.events.all():
@@ -202,11 +203,11 @@ def chip_flow(first_id: int, second_id: int, *, since: datetime.datetime) -> dic
                 elif event["type"] == "settle" and banker is not None:
                     ponter = users.get(event["seat"])
                     delta = int(event["delta"])  # the ponter's win (+) or loss (−)
-                    pair = (ponter, banker)
-                    if pair == (first_id, second_id):
+                    duel = (ponter, banker)
+                    if duel == (first_id, second_id):
                         to_first += max(delta, 0)
                         to_second += max(-delta, 0)
-                    elif pair == (second_id, first_id):
+                    elif duel == (second_id, first_id):
                         to_second += max(delta, 0)
                         to_first += max(-delta, 0)
     return {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from fairplay.leak import chip_flow, window_start
 from fairplay.simulation import simulate
 
 pytestmark = pytest.mark.django_db
@@ -22,3 +23,6 @@ def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
     assert outcome.honest_pairs > 0
     assert outcome.honest_flagged == 0
     assert outcome.precision == 1.0
+    # The chips really went the dump's way: the bank won from its feeder on balance.
+    flow = chip_flow(ring.bank_id, ring.feeder_id, since=window_start())
+    assert flow["games"] > 0 and flow["net_to_first"] > 0, flow
