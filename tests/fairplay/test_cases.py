@@ -6,8 +6,10 @@ dump through one recorded ledger transfer, shown on both statements."""
 from __future__ import annotations
 
 import random
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -205,3 +207,10 @@ def test_a_decided_case_is_not_reopened_until_the_pair_leaks_again(population, m
     _leaks(feeder, bank, [5.0] * 20)  # and then it goes on
     (again,) = cases_open()
     assert again.pk != case.pk and again.status == "open"
+
+
+def test_the_scan_command_opens_the_case(population):
+    out = StringIO()
+    call_command("fairplay_scan", stdout=out)
+    assert out.getvalue().strip() == "cases opened or updated: 1"
+    assert Report.objects.filter(partner=population["feeder"], status="open").exists()
