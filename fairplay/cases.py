@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -36,8 +37,17 @@ def _figure(value: float) -> float:
     return round(value, 2)
 
 
+# How many of the bank's feeders a case lists (many-to-one: several accounts feeding one).
+FEEDERS_SHOWN = 5
+
+
 def case_evidence(
-    pair: PairLeak, *, since: datetime.datetime, feeders: list[int], names: dict[int, str]
+    pair: PairLeak,
+    *,
+    since: datetime.datetime,
+    feeders: list[int],
+    names: dict[int, str],
+    toward_bank: Sequence[PairLeak] = (),
 ) -> dict[str, Any]:
     """What a moderator reads on the case (JSON, kept with it as it stood)."""
     link = link_between(pair.giver_id, pair.taker_id)
@@ -82,6 +92,18 @@ def case_evidence(
             "other_feeders": [
                 {"id": pk, "username": names.get(pk, "")} for pk in feeders if pk != pair.giver_id
             ],
+            # Everyone's leak toward this bank, the largest excess first: one bank fed by
+            # several accounts shows here even when each alone is below the threshold.
+            "toward_bank": [
+                {
+                    "id": other.giver_id,
+                    "username": names.get(other.giver_id, ""),
+                    "decisions": other.decisions,
+                    "excess": _figure(other.excess),
+                    "z": round(other.z, 2),
+                }
+                for other in sorted(toward_bank, key=lambda p: -p.excess)[:FEEDERS_SHOWN]
+            ],
         }
     }
 
@@ -108,13 +130,19 @@ def cases_open(*, now: datetime.datetime | None = None) -> list[Report]:
     """Open or update a case for every flagged ordered pair; the cases touched."""
     now = now or timezone.now()
     since = window_start(now)
-    flagged = [pair for pair in pair_leaks(now=now) if pair.flagged and not _decided(pair)]
+    pairs = pair_leaks(now=now)
+    flagged = [pair for pair in pairs if pair.flagged and not _decided(pair)]
     if not flagged:
         return []
     by_taker: dict[int, list[int]] = defaultdict(list)
     for pair in flagged:
         by_taker[pair.taker_id].append(pair.giver_id)
+    toward: dict[int, list[PairLeak]] = defaultdict(list)
+    for pair in pairs:
+        if pair.taker_id in by_taker:
+            toward[pair.taker_id].append(pair)
     ids = {pair.giver_id for pair in flagged} | {pair.taker_id for pair in flagged}
+    ids |= {pair.giver_id for group in toward.values() for pair in group}
     users = {u.pk: u for u in get_user_model().objects.filter(pk__in=ids)}
     names = {pk: u.username for pk, u in users.items()}
     return [
@@ -122,7 +150,11 @@ def cases_open(*, now: datetime.datetime | None = None) -> list[Report]:
             gainer=users[pair.taker_id],
             giver=users[pair.giver_id],
             evidence=case_evidence(
-                pair, since=since, feeders=sorted(by_taker[pair.taker_id]), names=names
+                pair,
+                since=since,
+                feeders=sorted(by_taker[pair.taker_id]),
+                names=names,
+                toward_bank=toward[pair.taker_id],
             ),
             note=f"z = {pair.z:.1f}, {pair.decisions} / {pair.excess:.0f}",
         )

@@ -191,7 +191,37 @@ def fairplay_evidence_html(report: Report) -> SafeString:
         _("Цена ошибки, фишек"),
         rows,
     )
-    return format_html("{}{}<h3>{}</h3>{}", summary, others, _("Худшие решения"), table)
+    toward = case.get("toward_bank") or []
+    toward_table = format_html(
+        '<table class="moderation-evidence"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
+        "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
+        _("Игрок"),
+        _("Решений против банка"),
+        _("Лишних фишек"),
+        "z",
+        format_html_join(
+            "",
+            '<tr class="fairplay-feeder"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    _profile_link(str(row.get("username", ""))),
+                    row.get("decisions", 0),
+                    row.get("excess", 0),
+                    row.get("z", 0),
+                )
+                for row in toward
+            ),
+        ),
+    )
+    return format_html(
+        "{}{}<h3>{}</h3>{}<h3>{}</h3>{}",
+        summary,
+        others,
+        _("Худшие решения"),
+        table,
+        _("Кто больше всех отдаёт этому банку"),
+        toward_table,
+    )
 
 
 def _restrictions_text(player: Any) -> str:

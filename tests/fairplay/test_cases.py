@@ -123,6 +123,10 @@ def test_the_case_page_shows_the_worst_decisions_with_their_figures_and_replays(
     assert f'href="{reverse("game_replay", args=[game])}"' in page
     assert "stand (-4.5)" in page and "hit (0.5)" in page  # the coach's values, chosen and best
     assert "z = " in page and "Вернуть фишки" in page
+    # Many-to-one: everyone's leak toward this bank, the feeder first.
+    toward = case.evidence["fairplay"]["toward_bank"]
+    assert toward[0]["username"] == "feeder" and toward[0]["decisions"] == 40
+    assert page.count('class="fairplay-feeder"') == len(toward) >= 1
     # The replay opens for the moderator (staff see every game).
     assert client.get(reverse("game_replay", args=[game])).status_code == 200
 
