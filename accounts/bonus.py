@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Account, DailyBonusClaim, DailyBonusSwitch, LedgerEntry
 from accounts.services import ChipsError, chips_transfer, grants_account, wallet_for
+from accounts.signals import free_chips_requested
 
 # The longest IANA zone name is about 32 characters; anything longer is not one.
 ZONE_NAME_MAX_LENGTH = 64
@@ -51,6 +52,13 @@ class BonusForBots(BonusRefused):
 
 class BonusClaimedToday(BonusRefused):
     code = "bonus_claimed_today"
+
+
+class FreeChipsRefused(BonusRefused):
+    """A receiver of `accounts.signals.free_chips_requested` refused: the account is too
+    new and has played too little (fairplay.enforcement). The message says what it takes."""
+
+    code = "bonus_account_too_new"
 
 
 def player_zone(name: str | None) -> zoneinfo.ZoneInfo:
@@ -141,13 +149,14 @@ def daily_bonus_claim(
 ) -> LedgerEntry:
     """Grant `user` the chips that bring their wallet up to the floor, once per calendar
     day in `time_zone`; raise a BonusRefused (BonusOff, BonusAboveFloor,
-    BonusClaimedToday) otherwise. `now` is for tests that move the clock."""
+    BonusClaimedToday, FreeChipsRefused) otherwise. `now` is for tests that move the clock."""
     now = now or timezone.now()
     floor = settings.DAILY_BONUS_FLOOR
     if not daily_bonus_enabled():
         raise BonusOff(_("Ежедневный бонус сейчас выключен."))
     if user.is_bot:
         raise BonusForBots(_("Боты не получают ежедневный бонус."))
+    free_chips_requested.send(sender=DailyBonusClaim, player=user)
     zone = player_zone(time_zone)
     day = now.astimezone(zone).date()
     grants, wallet = grants_account(), wallet_for(user)

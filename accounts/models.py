@@ -25,6 +25,15 @@ class User(AbstractUser):
         related_name="bots",
     )
 
+    # Held off the leaderboards while a fair-play case about the player is open in the
+    # moderation queue (moderation.services: set when the case opens, cleared when no open
+    # case is left); the only automatic consequence of a case (docs/fair-play.md).
+    leaderboard_hold = models.BooleanField(
+        _("скрыт из рейтингов"),
+        default=False,
+        help_text=_("Пока открыто дело о честной игре, игрока нет в таблицах лидеров."),
+    )
+
     @property
     def is_bot(self) -> bool:
         return self.bot_owner_id is not None
@@ -122,6 +131,7 @@ class LedgerEntry(models.Model):
         TOURNAMENT_BUY_IN = "tournament_buy_in", _("Взнос за турнир")
         TOURNAMENT_REFUND = "tournament_refund", _("Возврат взноса за турнир")
         TOURNAMENT_PRIZE = "tournament_prize", _("Приз турнира")
+        FAIRPLAY_REVERSAL = "fairplay_reversal", _("Возврат по решению модератора")
 
     source = models.ForeignKey(
         Account, verbose_name=_("откуда"), on_delete=models.PROTECT, related_name="+"

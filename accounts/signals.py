@@ -4,10 +4,17 @@ from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import post_save, pre_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from accounts.services import wallet_for, welcome_grant
 from accounts.sessions import sessions_may_have_ended
+
+free_chips_requested = Signal()
+"""A player asks for chips the house gives away — the daily bonus (accounts.bonus), a
+freeroll's entry (tournaments.services) — with ``player``. Sent with `Signal.send`
+before anything is written: a receiver that refuses raises `accounts.bonus.FreeChipsRefused`
+with a message fit for the player. So fair play (fairplay.enforcement: an account too new
+and too little played) refuses without accounts or tournaments importing it."""
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts_welcome_grant")

@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "moderation",
     "tournaments",
     "push",
+    "fairplay",
 ]
 
 MIDDLEWARE = [
@@ -100,6 +101,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The device cookie a sign-in records, hashed (fairplay: linked accounts, issue 32).
+    "fairplay.middleware.DeviceCookie",
     # `Authorization: Bearer` (personal access tokens) on the JSON endpoints.
     "config.bearer.BearerRequests",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -265,6 +268,20 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 600.0},
     },
+    # Sign-in traces not seen for FAIRPLAY_TRACE_RETENTION_DAYS are deleted daily
+    # (fairplay.tasks): one indexed delete.
+    # The fair-play detector (fairplay.tasks): leaks of newly reviewed decisions, then the
+    # cases; a few aggregate queries when nothing is new.
+    "fairplay-scan": {
+        "task": "fairplay.tasks.scan",
+        "schedule": 600.0,
+        "options": {"expires": 300.0},
+    },
+    "fairplay-traces-purge": {
+        "task": "fairplay.tasks.traces_purge",
+        "schedule": 86400.0,
+        "options": {"expires": 3600.0},
+    },
 }
 # Beat's own state (when each entry last ran; the schedule is the one above) lives in the
 # temporary directory, not the working directory: a `celery beat` started in a checkout
@@ -297,6 +314,27 @@ CLIENT_SEED_SECONDS = env.float("CLIENT_SEED_SECONDS", default=3.0)
 # who lost everything can come back tomorrow. An admin turns it off in Django admin
 # (DailyBonusSwitch), not here: that needs no restart.
 DAILY_BONUS_FLOOR = env.int("DAILY_BONUS_FLOOR", default=1_000)
+
+# Fair play (fairplay/, docs/fair-play.md). Free chips — the daily bonus, a freeroll's
+# entry — go to accounts at least this many days old or with at least this many reviewed
+# decisions at the tables (either 0: to every account), so a farm of fresh accounts
+# feeding one earns nothing. Sign-in traces (hashed addresses and device cookies) are kept
+# this many days after last seen; two accounts whose link score (shared addresses a,
+# devices f: a + f + a·f) reaches FAIRPLAY_LINK_SCORE_APART never sit at one player-bank or
+# tournament table.
+FREE_CHIPS_MIN_ACCOUNT_AGE_DAYS = env.int("FREE_CHIPS_MIN_ACCOUNT_AGE_DAYS", default=3)
+FREE_CHIPS_MIN_DECISIONS = env.int("FREE_CHIPS_MIN_DECISIONS", default=100)
+FAIRPLAY_TRACE_RETENTION_DAYS = env.int("FAIRPLAY_TRACE_RETENTION_DAYS", default=90)
+FAIRPLAY_LINK_SCORE_APART = env.int("FAIRPLAY_LINK_SCORE_APART", default=3)
+# The directed EV leak's test (fairplay.leak, docs/fair-play.md "The test"): over the last
+# FAIRPLAY_LEAK_WINDOW_DAYS, an ordered pair with at least FAIRPLAY_LEAK_MIN_DECISIONS
+# decisions toward one bank is flagged when its one-sided z reaches FAIRPLAY_LEAK_Z; a
+# giver's own loss rate toward other banks counts as honest play's once they made at least
+# FAIRPLAY_LEAK_OWN_DECISIONS there.
+FAIRPLAY_LEAK_WINDOW_DAYS = env.int("FAIRPLAY_LEAK_WINDOW_DAYS", default=30)
+FAIRPLAY_LEAK_MIN_DECISIONS = env.int("FAIRPLAY_LEAK_MIN_DECISIONS", default=20)
+FAIRPLAY_LEAK_Z = env.float("FAIRPLAY_LEAK_Z", default=4.0)
+FAIRPLAY_LEAK_OWN_DECISIONS = env.int("FAIRPLAY_LEAK_OWN_DECISIONS", default=50)
 
 # Reports («Пожаловаться», moderation/views.py) a player may file per hour, counted in the
 # shared cache; beyond it a report is refused with `rate_limited` (HTTP 429).

@@ -16,6 +16,9 @@ os.environ.setdefault("TABLE_OPENS_PER_HOUR", "100000")
 os.environ.setdefault("CLASSIC_ROUND_PAUSE_SECONDS", "0.5")
 # None in blackjack unless a test asks for it: its tests play many rounds on the AI's clock.
 os.environ.setdefault("BLACKJACK_ROUND_PAUSE_SECONDS", "0")
+# Tests claim the bonus and enter freerolls with accounts made a moment ago;
+# tests/fairplay checks the minimum age and decisions with their own values.
+os.environ.setdefault("FREE_CHIPS_MIN_ACCOUNT_AGE_DAYS", "0")
 
 
 def _per_worker_redis(url: str, worker: str) -> str:

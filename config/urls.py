@@ -71,4 +71,5 @@ urlpatterns = [
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
     path("", include("push.urls")),
+    path("", include("fairplay.urls")),
 ]

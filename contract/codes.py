@@ -44,6 +44,8 @@ ERROR_CODES: dict[str, str] = {
     "bots_not_allowed": "a bot account at a table whose host does not allow bots",
     "leaving": "sit again after standing up during the game in play",
     "banned": "a moderator banned this player from playing for a period",
+    "linked_account": "a player-bank or tournament table where an account strongly linked "
+    "with this one (shared sign-in address and device) is seated; the message names no one",
     "below_entry_limit": "fewer chips than the table's entry limit",
     "seat_taken": "a race for a seat was lost; try again",
     "insufficient_chips": "a stake could not be taken from a wallet; nothing was applied",
@@ -100,6 +102,7 @@ ErrorCode = Literal[
     "bots_not_allowed",
     "leaving",
     "banned",
+    "linked_account",
     "below_entry_limit",
     "seat_taken",
     "insufficient_chips",

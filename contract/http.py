@@ -529,9 +529,16 @@ ENDPOINTS = (
             Response(
                 409,
                 "nothing granted, to a request with `Accept: application/json`: the bonus "
-                "is off, the wallet is not below the floor, today's was taken, or a bot",
+                "is off, the wallet is not below the floor, today's was taken, a bot, or an "
+                "account too new that has played too little (docs/fair-play.md)",
                 ErrorBody,
-                ("bonus_off", "bonus_above_floor", "bonus_claimed_today", "bonus_not_for_bots"),
+                (
+                    "bonus_off",
+                    "bonus_above_floor",
+                    "bonus_claimed_today",
+                    "bonus_not_for_bots",
+                    "bonus_account_too_new",
+                ),
             ),
             Response(
                 429,

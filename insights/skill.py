@@ -121,6 +121,8 @@ def leaderboard(
         _moments(
             rated_decisions()
             .filter(variant=variant, user__is_active=True, user__bot_owner__isnull=not bots)
+            # Held off while a fair-play case about them is open (accounts.User).
+            .filter(user__leaderboard_hold=False)
             .values("user", "user__username")
         )
         .filter(n__gte=MIN_DECISIONS)

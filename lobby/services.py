@@ -133,7 +133,9 @@ QUICK_SEAT_TRIES = 5
 
 # The seat refusals that mean "not this table" (filled, closed, its limit changed) rather
 # than "not you" (seated with chips elsewhere): the next table is tried.
-_TRY_NEXT = frozenset({"table_full", "table_closed", "below_entry_limit", "invite_required"})
+_TRY_NEXT = frozenset(
+    {"table_full", "table_closed", "below_entry_limit", "invite_required", "linked_account"}
+)
 
 
 def table_quick_seat(*, by: Any, variant: str, ai_levels: Sequence[str] = ()) -> Table:

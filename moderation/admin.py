@@ -31,7 +31,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from moderation.models import REASON_MAX_LENGTH, Report, Sanction
-from moderation.services import PERIODS, ModerationError, sanction_apply, sanction_lift
+from moderation.services import (
+    PERIODS,
+    ModerationError,
+    dump_reverse,
+    sanction_apply,
+    sanction_lift,
+)
 
 PERIOD_CHOICES = [
     ("1h", gettext_lazy("1 час")),
@@ -89,6 +95,132 @@ def evidence_html(report: Report) -> SafeString:
         _("Автор"),
         _("Текст как написан"),
         body,
+    )
+
+
+def fairplay_evidence_html(report: Report) -> SafeString:
+    """A fair-play case's evidence (fairplay.cases): the pair, their link score, the leak
+    against honest play with the test's figures, the worst decisions with the coach's
+    values and their replays, the chip flows and the bank's other flagged feeders."""
+    case = (report.evidence or {}).get("fairplay") or {}
+    link, leak, flows = case.get("link") or {}, case.get("leak") or {}, case.get("flows") or {}
+    gainer = (case.get("gainer") or {}).get("username", "")
+    giver = (case.get("giver") or {}).get("username", "")
+    summary = format_html(
+        "<p>{}</p><p>{}</p><p>{}</p><p>{}</p>",
+        format_html(
+            _("Пара: {} отдаёт, {} получает (с {})."),
+            _profile_link(giver),
+            _profile_link(gainer),
+            _moment(case.get("since")),
+        ),
+        _("Связь аккаунтов: общих адресов %(a)s, устройств %(f)s, оценка %(score)s.")
+        % {
+            "a": link.get("addresses", 0),
+            "f": link.get("devices", 0),
+            "score": link.get("score", 0),
+        },
+        _(
+            "Утечка: %(n)s решений против банка партнёра, потеряно %(chips)s фишек по оценке "
+            "тренера при %(expected)s у честной игры (лишних %(excess)s); z = %(z)s, "
+            "порог %(threshold)s."
+        )
+        % {
+            "n": leak.get("decisions", 0),
+            "chips": leak.get("chips", 0),
+            "expected": leak.get("expected", 0),
+            "excess": leak.get("excess", 0),
+            "z": leak.get("z", 0),
+            "threshold": leak.get("threshold", 0),
+        },
+        _(
+            "Фишки между ними: игр вместе %(games)s, получатель выиграл %(won)s, отдал "
+            "%(lost)s, итог в его пользу %(net)s."
+        )
+        % {
+            "games": flows.get("games", 0),
+            "won": flows.get("to_gainer", 0),
+            "lost": flows.get("to_giver", 0),
+            "net": flows.get("net_to_gainer", 0),
+        },
+    )
+    feeders = case.get("other_feeders") or []
+    others = (
+        format_html(
+            "<p>{} {}</p>",
+            _("Этот банк кормят и другие (тоже помечены):"),
+            format_html_join(", ", "{}", ((_profile_link(f["username"]),) for f in feeders)),
+        )
+        if feeders
+        else format_html("{}", "")
+    )
+
+    def _option(value: Any) -> str:
+        if not isinstance(value, dict):
+            return str(value)
+        text = str(value.get("action", ""))
+        if value.get("amount") is not None:
+            text += f" {value['amount']}"
+        return f"{text} ({value.get('value', '')})"
+
+    rows = format_html_join(
+        "",
+        '<tr class="fairplay-worst"><td><a href="{}">№{}</a></td><td>{}</td><td>{}</td>'
+        "<td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (
+                row.get("replay", ""),
+                row.get("game", ""),
+                row.get("number", ""),
+                row.get("situation", ""),
+                _option(row.get("chosen")),
+                _option(row.get("best")),
+                row.get("loss", ""),
+            )
+            for row in case.get("worst") or []
+        ),
+    )
+    table = format_html(
+        '<table class="moderation-evidence"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
+        "<th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+        _("Игра (повтор)"),
+        _("Ход №"),
+        _("Положение"),
+        _("Выбрано (ожидание)"),
+        _("Лучшее (ожидание)"),
+        _("Цена ошибки, фишек"),
+        rows,
+    )
+    toward = case.get("toward_bank") or []
+    toward_table = format_html(
+        '<table class="moderation-evidence"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
+        "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
+        _("Игрок"),
+        _("Решений против банка"),
+        _("Лишних фишек"),
+        "z",
+        format_html_join(
+            "",
+            '<tr class="fairplay-feeder"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    _profile_link(str(row.get("username", ""))),
+                    row.get("decisions", 0),
+                    row.get("excess", 0),
+                    row.get("z", 0),
+                )
+                for row in toward
+            ),
+        ),
+    )
+    return format_html(
+        "{}{}<h3>{}</h3>{}<h3>{}</h3>{}",
+        summary,
+        others,
+        _("Худшие решения"),
+        table,
+        _("Кто больше всех отдаёт этому банку"),
+        toward_table,
     )
 
 
@@ -187,6 +319,15 @@ class DecisionForm(forms.Form):
         return None
 
 
+class ReversalForm(forms.Form):
+    amount = forms.IntegerField(label=gettext_lazy("Сколько фишек вернуть"), min_value=1)
+    reason = forms.CharField(
+        label=gettext_lazy("Почему (в выписке обоих игроков)"),
+        max_length=REASON_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 3, "class": "moderation-reason"}),
+    )
+
+
 class PlayerForm(forms.Form):
     player = forms.ModelChoiceField(
         label=gettext_lazy("Игрок"), queryset=get_user_model().objects.order_by("username")
@@ -241,7 +382,16 @@ class _AdminMedia:
 @admin.register(Report)
 class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     Media = _AdminMedia
-    list_display = ("id", "created_at", "status", "reason", "reported", "reporter", "excerpt")
+    list_display = (
+        "id",
+        "created_at",
+        "status",
+        "reason",
+        "reported",
+        "partner",
+        "reporter_text",
+        "excerpt",
+    )
     list_display_links = ("id", "created_at")
     list_filter = ("status", "reason")
     search_fields = ("reported__username", "reporter__username", "note")
@@ -250,7 +400,7 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         Case(When(status=Report.Status.OPEN, then=Value(0)), default=Value(1)).asc(),
         "-created_at",
     )
-    list_select_related = ("reported", "reporter")
+    list_select_related = ("reported", "reporter", "partner")
     inlines = [SanctionInline]
     fieldsets = (
         (
@@ -262,8 +412,10 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                     "created_at",
                     "reason",
                     "note",
-                    "reporter",
+                    "reporter_text",
                     "reported_links",
+                    "partner_links",
+                    "reversal_text",
                     "where",
                 )
             },
@@ -276,8 +428,10 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "created_at",
         "reason",
         "note",
-        "reporter",
+        "reporter_text",
         "reported_links",
+        "partner_links",
+        "reversal_text",
         "where",
         "evidence_table",
     )
@@ -307,7 +461,41 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description=gettext_lazy("Сообщения"))
     def evidence_table(self, report: Report) -> SafeString:
+        if (report.evidence or {}).get("fairplay"):
+            return fairplay_evidence_html(report)
         return evidence_html(report)
+
+    @admin.display(description=gettext_lazy("Кто пожаловался"))
+    def reporter_text(self, report: Report) -> str:
+        if report.reporter_id is None:
+            return _("детектор честной игры")
+        return str(report.reporter)
+
+    @admin.display(description=gettext_lazy("Второй игрок пары"))
+    def partner_links(self, report: Report) -> SafeString:
+        if report.partner is None:
+            return format_html("{}", "—")
+        return _player_links(report.partner)
+
+    @admin.display(description=gettext_lazy("Возврат фишек"))
+    def reversal_text(self, report: Report) -> SafeString:
+        if report.reversal is not None:
+            return format_html(
+                "{}",
+                _("%(amount)s фишек возвращены (запись №%(entry)s), решил %(by)s")
+                % {
+                    "amount": report.reversal.amount,
+                    "entry": report.reversal_id,
+                    "by": report.reversed_by,
+                },
+            )
+        if report.partner_id is None:
+            return format_html("{}", "—")
+        return format_html(
+            '<a class="button" href="{}">{}</a>',
+            reverse("admin:moderation_report_reverse", args=[report.pk]),
+            _("Вернуть фишки"),
+        )
 
     @admin.display(description=gettext_lazy("Решение"))
     def take_action(self, report: Report) -> SafeString:
@@ -325,9 +513,49 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 "<int:pk>/act/",
                 self.admin_site.admin_view(self.act_view),
                 name="moderation_report_act",
-            )
+            ),
+            path(
+                "<int:pk>/reverse/",
+                self.admin_site.admin_view(self.reverse_view),
+                name="moderation_report_reverse",
+            ),
         ]
         return custom + super().get_urls()
+
+    def reverse_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Reverse a dump: chips back from the case's gainer to its giver, one recorded
+        ledger transfer (moderation.services.dump_reverse)."""
+        if not request.user.has_perm("moderation.add_sanction"):
+            raise PermissionDenied
+        report = get_object_or_404(
+            Report.objects.select_related("reported", "partner", "reversal"), pk=pk
+        )
+        form = ReversalForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                dump_reverse(
+                    report=report,
+                    amount=form.cleaned_data["amount"],
+                    by=request.user,
+                    reason=form.cleaned_data["reason"],
+                )
+            except ModerationError as error:
+                form.add_error(None, error.message)
+            else:
+                self.message_user(request, _("Фишки возвращены."), messages.SUCCESS)
+                return HttpResponseRedirect(
+                    reverse("admin:moderation_report_change", args=[report.pk])
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": report,
+            "report": report,
+            "form": form,
+            "title": _("Вернуть фишки по делу №%(id)s") % {"id": report.pk},
+            "evidence": fairplay_evidence_html(report),
+        }
+        return TemplateResponse(request, "admin/moderation/reverse.html", context)
 
     def act_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Decide on a report: warn, mute, ban (with a period), or dismiss, with a reason."""

@@ -32,17 +32,29 @@ class Report(models.Model):
         OPEN = "open", _("открыта")
         HANDLED = "handled", _("рассмотрена")
 
+    # None: a case the fair-play detector opened (fairplay.cases), not a player's report.
     reporter = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("кто пожаловался"),
         on_delete=models.CASCADE,
         related_name="reports_made",
+        null=True,
+        blank=True,
     )
     reported = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("на кого"),
         on_delete=models.CASCADE,
         related_name="reports_received",
+    )
+    # A fair-play case is about a pair: `reported` gained, `partner` gave (docs/fair-play.md).
+    partner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("второй игрок пары"),
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="fairplay_cases_as_partner",
     )
     reason = models.CharField(_("причина"), max_length=16, choices=Reason.choices)
     note = models.CharField(_("пояснение"), max_length=NOTE_MAX_LENGTH, blank=True)
@@ -83,6 +95,24 @@ class Report(models.Model):
         _("состояние"), max_length=16, choices=Status.choices, default=Status.OPEN
     )
     created_at = models.DateTimeField(_("когда"), default=timezone.now)
+    # A dump reversed by a moderator (moderation.services.dump_reverse): the ledger entry
+    # that moved the chips back from `reported` to `partner`, and who decided it.
+    reversal = models.ForeignKey(
+        "accounts.LedgerEntry",
+        verbose_name=_("возврат фишек"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    reversed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кто вернул фишки"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
 
     class Meta:
         verbose_name = _("жалоба")

@@ -8,10 +8,12 @@ import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import LedgerEntry, User
+from accounts.services import ChipsError, chips_transfer, wallet_for
 from chat.models import ChatMessage
 from chat.services import held_from
 from moderation.models import NOTE_MAX_LENGTH, REASON_MAX_LENGTH, Report, Sanction
@@ -246,6 +248,7 @@ def sanction_apply(
         if report is not None:
             Report.objects.filter(pk=report.pk).update(status=Report.Status.HANDLED)
             report.status = Report.Status.HANDLED
+            holds_release(report)
     if kind == Sanction.Kind.BAN:
         stand_up_everywhere(player)
     return sanction
@@ -300,3 +303,85 @@ def notice_acknowledge(*, player: Any, sanction_id: int) -> bool:
             acknowledged_at=timezone.now()
         )
     )
+
+
+# --- fair-play cases (docs/fair-play.md) -------------------------------------------------
+
+
+def case_open(*, gainer: Any, giver: Any, evidence: dict[str, Any], note: str = "") -> Report:
+    """Open (or bring up to date) the fair-play case about chips passing from `giver` to
+    `gainer`: a report in the queue with no reporter, reason collusion, the pair and the
+    evidence. Both players are held off the leaderboards while it is open — the one
+    automatic consequence; everything else is a moderator's decision. A case already open
+    about the pair gets the new evidence instead of a second case."""
+    with transaction.atomic():
+        case = (
+            Report.objects.select_for_update()
+            .filter(
+                reporter__isnull=True, reported=gainer, partner=giver, status=Report.Status.OPEN
+            )
+            .first()
+        )
+        if case is None:
+            case = Report.objects.create(
+                reporter=None,
+                reported=gainer,
+                partner=giver,
+                reason=Report.Reason.COLLUSION,
+                note=note[:NOTE_MAX_LENGTH],
+                evidence=evidence,
+            )
+        else:
+            case.evidence = evidence
+            case.save(update_fields=["evidence"])
+        User.objects.filter(pk__in=[gainer.pk, giver.pk]).update(leaderboard_hold=True)
+    return case
+
+
+def holds_release(report: Report) -> None:
+    """A case closed: its players return to the leaderboards unless another open case
+    still names them."""
+    if report.reporter_id is not None or report.partner_id is None:
+        return
+    for player_id in (report.reported_id, report.partner_id):
+        still_open = Report.objects.filter(
+            reporter__isnull=True, status=Report.Status.OPEN, partner__isnull=False
+        ).filter(models.Q(reported_id=player_id) | models.Q(partner_id=player_id))
+        if not still_open.exists():
+            User.objects.filter(pk=player_id).update(leaderboard_hold=False)
+
+
+def dump_reverse(*, report: Report, amount: int, by: Any, reason: str) -> LedgerEntry:
+    """Move `amount` chips back from the case's gainer to its giver: one ledger transfer
+    (reason `fairplay_reversal`, key `fairplay:reversal:<case id>`: once per case), shown
+    on both statements with the case's number, and recorded on the case with who did it.
+    Refused with a clear message when the gainer's wallet cannot cover it."""
+    reason = _clean_reason(reason)
+    if report.partner_id is None:
+        raise ModerationError(_("Вернуть фишки можно только по делу о паре игроков."))
+    if type(amount) is not int or amount <= 0:
+        raise ModerationError(_("Сумма — целое число фишек больше нуля."))
+    with transaction.atomic():
+        locked = Report.objects.select_for_update().get(pk=report.pk)
+        if locked.reversal_id is not None:
+            raise ModerationError(_("По этому делу фишки уже возвращены."))
+        memo = _("Дело №%(id)s: %(reason)s") % {"id": report.pk, "reason": reason}
+        try:
+            entry = chips_transfer(
+                source=wallet_for(locked.reported),
+                destination=wallet_for(locked.partner),
+                amount=amount,
+                reason=LedgerEntry.Reason.FAIRPLAY_REVERSAL,
+                idempotency_key=f"fairplay:reversal:{report.pk}",
+                memo=memo[:200],
+                created_by=by,
+            )
+        except ChipsError as refused:
+            raise ModerationError(
+                _("Фишки не возвращены: %(why)s") % {"why": refused.message}
+            ) from None
+        locked.reversal = entry
+        locked.reversed_by = by
+        locked.save(update_fields=["reversal", "reversed_by"])
+    report.reversal, report.reversed_by = entry, by
+    return entry

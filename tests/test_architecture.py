@@ -29,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # layer reads play, insights and the ledger, and nothing below it imports it: people
 # (profiles, friends, blocks), then chat (which hides what a player blocked), then
 # moderation (which reports chat messages and vetoes, through chat's and play's signals,
-# a muted player's message and a banned player's seat).
+# a muted player's message and a banned player's seat). Fair play (linked accounts, free
+# chips for played accounts) vetoes seats and free chips the same way, through play's and
+# accounts' signals, and reads the insights' reviewed decisions.
 LAYERS = (
     "contract",
     "lib",
@@ -45,6 +47,7 @@ LAYERS = (
     "moderation",
     "tournaments",
     "push",
+    "fairplay",
     "config",
 )
 APPS = LAYERS

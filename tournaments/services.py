@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.bonus import FreeChipsRefused
 from accounts.models import LedgerEntry
 from accounts.services import (
     InsufficientChips,
@@ -26,6 +27,7 @@ from accounts.services import (
     grants_account,
     wallet_for,
 )
+from accounts.signals import free_chips_requested
 from games import fairness
 from moderation.enforcement import banned_text, restriction_in_force
 from moderation.models import Sanction
@@ -161,6 +163,13 @@ def _check_conditions(tournament: Tournament, player: Any, now: datetime.datetim
             )
             % {"n": games},
         )
+    if tournament.freeroll:
+        # The house's prizes for nothing down: fair play's minimum age or decisions
+        # (accounts.signals.free_chips_requested), so fresh accounts cannot farm them.
+        try:
+            free_chips_requested.send(sender=Tournament, player=player)
+        except FreeChipsRefused as refused:
+            raise TournamentRefused("account_too_new", refused.message) from None
 
 
 @transaction.atomic

@@ -127,6 +127,7 @@ def _pages(ann: Any, bob: Any, games: dict[str, Game], entry: LedgerEntry) -> di
         "lobby": [reverse("lobby"), reverse("lobby") + "?open=1"],
         "lobby_state": [reverse("lobby_state")],
         "rules_index": [reverse("rules_index")],
+        "privacy": [reverse("privacy")],
         "rules": [reverse("rules", args=[variant]) for variant in VARIANTS],
         "table": [reverse("table", args=[pk]) for pk in tables.values()],
         "table_screen": [reverse("table_screen", args=[tables["classic"]])],
@@ -212,7 +213,7 @@ def test_a_signed_out_visitor_gets_the_open_pages_in_both_languages(veteran):
     for language in ("ru", "en"):
         client = Client(raise_request_exception=False)
         client.post(reverse("set_language"), {"language": language, "next": "/"})
-        paths = [reverse(name) for name in ("lobby", "login", "signup", "rules_index")]
+        paths = [reverse(name) for name in ("lobby", "login", "signup", "rules_index", "privacy")]
         paths += [reverse("people:profile", args=[player]) for player in ("ann", "bob")]
         answers = {path: client.get(path).status_code for path in paths}
         assert answers == dict.fromkeys(paths, 200), language

@@ -1,0 +1,220 @@
+"""Cases, not verdicts (issue 32, item 2): a flagged pair opens a case in the moderation
+queue with its evidence — the worst decisions with the coach's figures and replay links —
+and holds both players off the leaderboards while it is open; a moderator may reverse a
+dump through one recorded ledger transfer, shown on both statements."""
+
+from __future__ import annotations
+
+import random
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client, override_settings
+from django.urls import reverse
+
+from accounts.models import LedgerEntry
+from accounts.services import chips_in_circulation, wallet_for
+from fairplay.cases import cases_open
+from fairplay.leak import pair_leaks
+from fairplay.models import Leak
+from insights.models import Decision
+from insights.skill import MIN_DECISIONS, leaderboard
+from moderation.models import Report
+from moderation.services import ModerationError, dump_reverse, sanction_apply
+from play.models import Game
+from play.services import closing
+from play.services.seating import seat_take
+from tables import services
+
+pytestmark = [pytest.mark.django_db]
+
+
+def _game(player) -> Game:
+    """A finished game of the player's to hang reviewed decisions on."""
+    table = services.table_create(variant="solo", name=f"t{player.pk}")
+    seat_take(table=table, player=player)
+    game = Game.objects.get(table=table)
+    closing.table_close(table=table)
+    return Game.objects.get(pk=game.pk)
+
+
+def _leaks(giver, taker, losses: list[float]) -> Game:
+    """Reviewed decisions of `giver`'s with these losses toward `taker`'s bank (in one
+    game of the giver's: the leak reads who gains from the Leak row, not the game)."""
+    game = Game.objects.filter(table__name=f"t{giver.pk}").first() or _game(giver)
+    start = Decision.objects.filter(game=game).count()
+    decisions = Decision.objects.bulk_create(
+        Decision(
+            game=game,
+            user=giver,
+            variant="solo",
+            seat="s",
+            number=start + i,
+            round=1,
+            situation="total12",
+            options=[{"action": "hit", "value": 0.5}, {"action": "stand", "value": 0.5 - loss}],
+            chosen={"action": "stand", "value": round(0.5 - loss, 4)},
+            best={"action": "hit", "value": 0.5},
+            loss=loss,
+        )
+        for i, loss in enumerate(losses)
+    )
+    Leak.objects.bulk_create(
+        Leak(decision=d, game=game, number=d.number, giver=giver, taker=taker, loss=d.loss)
+        for d in decisions
+    )
+    return game
+
+
+@pytest.fixture
+def population(make_user):
+    """Eight honest players losing a little to each other's banks, and a ring: `feeder`
+    throws chips into `bank`'s."""
+    rng = random.Random(32)
+    honest = [make_user(f"h{i}") for i in range(8)]
+    for giver in honest:
+        for taker in honest:
+            if giver != taker:
+                _leaks(giver, taker, [rng.choice([0, 0, 0, 0.1, 0.4, 1.5]) for _ in range(40)])
+    feeder, bank = make_user("feeder"), make_user("bank")
+    _leaks(feeder, bank, [rng.choice([2.0, 3.5, 5.0]) for _ in range(40)])
+    return {"honest": honest, "feeder": feeder, "bank": bank}
+
+
+def test_the_ring_is_flagged_and_no_honest_pair_is(population):
+    flagged = [(p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged]
+    assert flagged == [(population["feeder"].pk, population["bank"].pk)]
+
+
+@override_settings(FAIRPLAY_LEAK_MIN_DECISIONS=41)
+def test_too_few_decisions_are_not_evidence_however_bad(population):
+    assert [p for p in pair_leaks() if p.flagged] == []
+    assert cases_open() == []
+
+
+def test_a_flagged_pair_opens_one_case_with_its_evidence(population):
+    feeder, bank = population["feeder"], population["bank"]
+    (case,) = cases_open()
+    assert case.reporter is None and case.reason == "collusion"
+    assert (case.reported, case.partner, case.status) == (bank, feeder, "open")
+    evidence = case.evidence["fairplay"]
+    assert evidence["leak"]["decisions"] == 40 and evidence["leak"]["z"] >= 4
+    worst = evidence["worst"]
+    assert len(worst) == 10 and worst[0]["loss"] == 5.0
+    assert worst[0]["replay"] == reverse("game_replay", args=[worst[0]["game"]])
+    assert [w["loss"] for w in worst] == sorted((w["loss"] for w in worst), reverse=True)
+    # Run again: the same case, brought up to date, not a second one.
+    assert [c.pk for c in cases_open()] == [case.pk]
+    assert Report.objects.filter(partner=feeder).count() == 1
+
+
+def test_the_case_page_shows_the_worst_decisions_with_their_figures_and_replays(
+    population, make_user
+):
+    (case,) = cases_open()
+    moderator = make_user("mod", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(moderator)
+    page = client.get(reverse("admin:moderation_report_change", args=[case.pk])).content.decode()
+    assert "детектор честной игры" in page
+    assert page.count('class="fairplay-worst"') == 10
+    game = case.evidence["fairplay"]["worst"][0]["game"]
+    assert f'href="{reverse("game_replay", args=[game])}"' in page
+    assert "stand (-4.5)" in page and "hit (0.5)" in page  # the coach's values, chosen and best
+    assert "z = " in page and "Вернуть фишки" in page
+    # Many-to-one: everyone's leak toward this bank, the feeder first.
+    toward = case.evidence["fairplay"]["toward_bank"]
+    assert toward[0]["username"] == "feeder" and toward[0]["decisions"] == 40
+    assert page.count('class="fairplay-feeder"') == len(toward) >= 1
+    # The replay opens for the moderator (staff see every game).
+    assert client.get(reverse("game_replay", args=[game])).status_code == 200
+
+
+def _rated(player):
+    _leaks(player, None, [0.1] * MIN_DECISIONS)
+
+
+def test_flagged_players_leave_the_leaderboards_while_the_case_is_open(population, make_user):
+    feeder, bank = population["feeder"], population["bank"]
+    for player in (feeder, bank, population["honest"][0]):
+        _rated(player)
+    on_board = lambda: {row["username"] for row in leaderboard("solo")}  # noqa: E731
+    assert {"feeder", "bank", "h0"} <= on_board()
+    (case,) = cases_open()
+    assert "feeder" not in on_board() and "bank" not in on_board()
+    assert "h0" in on_board()
+    moderator = make_user("mod", is_staff=True)
+    sanction_apply(kind="dismiss", player=bank, by=moderator, reason="Проверено", report=case)
+    assert {"feeder", "bank"} <= on_board()
+
+
+def test_a_reversal_is_one_recorded_conserved_entry_on_both_statements(population, make_user):
+    feeder, bank = population["feeder"], population["bank"]
+    (case,) = cases_open()
+    moderator = make_user("mod", is_staff=True, is_superuser=True)
+    before = (wallet_for(feeder).balance, wallet_for(bank).balance, chips_in_circulation())
+    entry = dump_reverse(report=case, amount=700, by=moderator, reason="Сброс фишек в банк")
+    assert entry.reason == LedgerEntry.Reason.FAIRPLAY_REVERSAL
+    assert entry.idempotency_key == f"fairplay:reversal:{case.pk}"
+    assert entry.created_by == moderator
+    assert (wallet_for(feeder).balance, wallet_for(bank).balance, chips_in_circulation()) == (
+        before[0] + 700,
+        before[1] - 700,
+        before[2],
+    )
+    case.refresh_from_db()
+    assert case.reversal == entry and case.reversed_by == moderator
+    for player, sign in ((feeder, "+"), (bank, "−")):
+        client = Client()
+        client.force_login(player)
+        statement = client.get(reverse("chips")).content.decode()
+        assert "Возврат по решению модератора" in statement, player
+        assert f"Дело №{case.pk}: Сброс фишек в банк" in statement
+        assert f'class="num {"plus" if sign == "+" else "minus"}">{sign}700</td>' in statement
+    with pytest.raises(ModerationError):
+        dump_reverse(report=case, amount=700, by=moderator, reason="ещё раз")
+    assert LedgerEntry.objects.filter(reason=LedgerEntry.Reason.FAIRPLAY_REVERSAL).count() == 1
+
+
+def test_a_reversal_the_gainer_cannot_cover_is_refused_and_moves_nothing(population, make_user):
+    (case,) = cases_open()
+    moderator = make_user("mod", is_staff=True)
+    before = wallet_for(population["bank"]).balance
+    with pytest.raises(ModerationError) as refused:
+        dump_reverse(report=case, amount=before + 1, by=moderator, reason="Сброс")
+    assert "Фишки не возвращены" in refused.value.message
+    assert wallet_for(population["bank"]).balance == before
+    case.refresh_from_db()
+    assert case.reversal is None
+
+
+def test_the_reversal_form_in_the_admin(population, make_user):
+    (case,) = cases_open()
+    moderator = make_user("mod", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(moderator)
+    url = reverse("admin:moderation_report_reverse", args=[case.pk])
+    assert client.get(url).status_code == 200
+    answer = client.post(url, {"amount": "250", "reason": "Сброс"})
+    assert answer.status_code == 302
+    case.refresh_from_db()
+    assert case.reversal.amount == 250
+
+
+def test_a_decided_case_is_not_reopened_until_the_pair_leaks_again(population, make_user):
+    feeder, bank = population["feeder"], population["bank"]
+    (case,) = cases_open()
+    moderator = make_user("mod", is_staff=True)
+    sanction_apply(kind="dismiss", player=bank, by=moderator, reason="Проверено", report=case)
+    assert cases_open() == []  # the same decisions: decided
+    _leaks(feeder, bank, [5.0] * 20)  # and then it goes on
+    (again,) = cases_open()
+    assert again.pk != case.pk and again.status == "open"
+
+
+def test_the_scan_command_opens_the_case(population):
+    out = StringIO()
+    call_command("fairplay_scan", stdout=out)
+    assert out.getvalue().strip() == "cases opened or updated: 1"
+    assert Report.objects.filter(partner=population["feeder"], status="open").exists()

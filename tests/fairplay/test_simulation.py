@@ -1,0 +1,28 @@
+"""The detector measured at a small scale (issue 32, item 4): a population plays
+`banker36` through the real services; a dumping ring is flagged within 200 of its
+decisions, honest pairs are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from fairplay.leak import chip_flow, window_start
+from fairplay.simulation import simulate
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
+    lines: list[str] = []
+    outcome = simulate(
+        honest=4, dumping=1, soft=0, sessions=2, ring_banks=24, seed="t", report=lines.append
+    )
+    print("\n".join(lines), outcome.summary(), sep="\n")
+    (ring,) = outcome.rings
+    assert ring.flagged_after is not None and ring.flagged_after <= 200, lines
+    assert outcome.honest_pairs > 0
+    assert outcome.honest_flagged == 0
+    assert outcome.precision == 1.0
+    # The chips really went the dump's way: the bank won from its feeder on balance.
+    flow = chip_flow(ring.bank_id, ring.feeder_id, since=window_start())
+    assert flow["games"] > 0 and flow["net_to_first"] > 0, flow
