@@ -23,6 +23,9 @@ def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
     assert outcome.honest_pairs > 0
     assert outcome.honest_flagged == 0
     assert outcome.precision == 1.0
-    # The chips really went the dump's way: the bank won from its feeder on balance.
+    # The pair's chip flow is on the case's evidence: their duels counted both ways. (Not
+    # its sign: 48 banks of ±10 duels are too few for a dump to show in the chips — which
+    # is why the detector reads the decisions' EV, not the results.)
     flow = chip_flow(ring.bank_id, ring.feeder_id, since=window_start())
-    assert flow["games"] > 0 and flow["net_to_first"] > 0, flow
+    assert flow["games"] > 0 and flow["to_first"] + flow["to_second"] > 0, flow
+    assert flow["net_to_first"] == flow["to_first"] - flow["to_second"]
