@@ -21,6 +21,7 @@ from fairplay.links import links_to
 from insights.models import Decision
 from play.services.errors import SeatError
 from tables.models import Seat, Table
+from tournaments.services import TournamentRefused
 
 # Where one player's chips can be passed to another on purpose: a player holds the bank
 # (`banker36`'s banker, `salon`'s банкомёт) and a partner can lose to it at will.
@@ -53,6 +54,24 @@ def refuse_linked_seat(sender: Any, *, table: Table, player: Any, **kwargs: Any)
     )
     if any(link.keeps_apart for link in links_to(player.pk, seated).values()):
         raise SeatError(linked_seat_text(), code="linked_account")
+
+
+def linked_entry_text() -> str:
+    return _(
+        "В этом турнире уже играет аккаунт, связанный с вашим (входы с одного адреса или "
+        "устройства). Связанные аккаунты не регистрируются в одном турнире — выберите другой."
+    )
+
+
+def refuse_linked_entry(
+    sender: Any, *, tournament: Any, player: Any, entrant_ids: list[int], **kwargs: Any
+) -> None:
+    """tournaments.signals.entry_requested: refused with `linked_account` when a player
+    registered for the event is strongly linked to this one. Every format: a sit-and-go or
+    a multi-table round would seat them together, and a duplicate heat's shoe is the same
+    for all, so one account could play it first and tell the other its cards."""
+    if any(link.keeps_apart for link in links_to(player.pk, entrant_ids).values()):
+        raise TournamentRefused("linked_account", linked_entry_text())
 
 
 def free_chips_text(days: int, decisions: int) -> str:

@@ -36,6 +36,7 @@ from play.services.errors import PlayError, SeatError
 from tournaments import heats, rounds, sitgo
 from tournaments.models import Entry, Tournament
 from tournaments.prizes import payouts
+from tournaments.signals import entry_requested
 from tournaments.stacks import plays_sit_and_go
 from tournaments.standings import changed_on_commit, prize_pool
 
@@ -183,9 +184,17 @@ def entry_register(*, tournament_id: int, player: Any, now: datetime.datetime) -
     if entry is not None and entry.active:
         raise TournamentRefused("already_registered", _("Вы уже зарегистрированы."))
     _check_conditions(tournament, player, now)
-    taken = tournament.entries.filter(status=Entry.Status.REGISTERED).count()
+    entrants = list(
+        tournament.entries.filter(status=Entry.Status.REGISTERED).values_list(
+            "player_id", flat=True
+        )
+    )
+    taken = len(entrants)
     if taken >= tournament.max_entrants:
         raise TournamentRefused("tournament_full", _("Все места в турнире заняты."))
+    entry_requested.send(
+        sender=Tournament, tournament=tournament, player=player, entrant_ids=entrants
+    )
     attempt = 1 if entry is None else entry.attempt + 1
     if tournament.buy_in:
         try:
