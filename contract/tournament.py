@@ -51,8 +51,9 @@ class EventFacts(Message, kw_only=True):
     commitment: Annotated[
         Sha256Hex | None,
         msgspec.Meta(
-            description="the duplicate shoe's commitment; null before registration and for a "
-            "sit-and-go (its game is committed at its table)"
+            description="the duplicate shoe's commitment; null before registration, and "
+            "always for a sit-and-go or a multi-table event (their games are committed at "
+            "their tables)"
         ),
     ]
     server_seed: Annotated[

@@ -50,7 +50,9 @@ def payload(notice: Notice) -> PushPayload:
         body = context.get("event", "")
     elif notice.kind == Notice.Kind.TABLE_READY:
         title = _("Ваш стол готов")
-        body = _("«%(event)s»: заезд начался, ваш ход.") % {"event": context.get("event", "")}
+        body = _("«%(event)s»: ваш стол готов, игра начинается.") % {
+            "event": context.get("event", "")
+        }
     else:
         title = _("Ваш ход")
         body = _("Стол «%(table)s» ждёт вашего решения.") % {"table": context.get("table", "")}

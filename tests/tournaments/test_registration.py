@@ -89,6 +89,19 @@ def test_a_withdrawal_before_the_start_refunds_and_a_new_registration_pays_again
     assert refused_code(lambda: entry_withdraw(tournament_id=tournament.pk, player=make_user()))
 
 
+def test_after_the_start_a_withdrawal_is_refused_and_the_buy_in_stays_in_the_pool(make_user):
+    tournament = opened()
+    ann, bob = make_user("ann"), make_user("bob")
+    register(tournament, ann), register(tournament, bob)
+    before = wallet_for(ann).balance
+    started = tournament_start(tournament=tournament)
+    assert started.status == Tournament.Status.RUNNING
+    code = refused_code(lambda: entry_withdraw(tournament_id=tournament.pk, player=ann))
+    assert code == "tournament_started"
+    assert wallet_for(ann).balance == before and escrow(tournament) == 200
+    assert Entry.objects.get(tournament=tournament, player=ann).status == Entry.Status.REGISTERED
+
+
 def test_the_cap_is_kept_and_the_closed_or_unopened_event_refuses(make_user):
     tournament = opened(max_entrants=2)
     register(tournament, make_user())
