@@ -165,8 +165,9 @@ def friend_state(viewer: Any, other: Any) -> str:
 
 def may_invite(table: Table, user: Any) -> bool:
     """Who may invite a friend to a private table: its host, or a player seated there
-    (the two who may see the table, and so its invite link, anyway)."""
-    if not user.is_authenticated or not table.private or not table.is_open:
+    (the two who may see the table, and so its invite link, anyway). Nobody at a
+    tournament's table (Table.one_game): its seats are the event's entrants'."""
+    if not user.is_authenticated or not table.private or not table.is_open or table.one_game:
         return False
     return table.created_by_id == user.pk or table.seats.filter(player=user).exists()
 
@@ -187,6 +188,12 @@ def invite_send(*, sender: Any, recipient: Any, table: Table) -> Invite:
         )
     if not table.is_open:
         raise PeopleError("table_closed", _("Стол закрыт."))
+    if table.one_game:
+        raise PeopleError(
+            "not_at_table",
+            _("За турнирный стол не приглашают: за ним играют участники турнира."),
+            status=403,
+        )
     if not may_invite(table, sender):
         raise PeopleError(
             "not_at_table",

@@ -9,6 +9,7 @@ from django.core.validators import (
     MaxValueValidator,
     MinValueValidator,
     ProhibitNullCharactersValidator,
+    RegexValidator,
 )
 from django.db import models
 from django.utils.translation import gettext, ngettext
@@ -155,6 +156,27 @@ class Table(models.Model):
     # and no game follows it. The owner reads the final stacks from the game's result.
     stacks = ExactJSONField(_("турнирные стеки"), null=True, blank=True, editable=False)
     deal_at = models.DateTimeField(_("раздача в"), null=True, blank=True, db_index=True)
+    # The page this table belongs to, set by its owner when it creates the table (a
+    # tournament's event page for its heat or sit-and-go tables), so that the table page
+    # leads back there — on a phone, where the site's menu hides the way — without live
+    # play knowing its owner. A local path and the words of its link (the event's name);
+    # both empty for a table of its own (the lobby's).
+    parent_path = models.CharField(
+        _("страница владельца"),
+        max_length=200,
+        blank=True,
+        default="",
+        editable=False,
+        validators=[
+            RegexValidator(
+                r"^/(?![/\\])\S*$",
+                _("Адрес страницы — путь на этом сайте, начиная с «/»."),
+            )
+        ],
+    )
+    parent_label = models.CharField(
+        _("название страницы владельца"), max_length=80, blank=True, default="", editable=False
+    )
 
     class Meta:
         verbose_name = _("стол")
@@ -183,6 +205,13 @@ class Table(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+    @property
+    def one_game(self) -> bool:
+        """A tournament's table (a duplicate heat, or stacks for a sit-and-go): its owner
+        deals its one game, and no game follows it. It has no host, and nobody is invited
+        to it or starts, readies or adds an AI seat there."""
+        return self.duplicate is not None or self.stacks is not None
 
     def stack_of(self, user_id: int | None) -> int | None:
         """A stacks table's stack for the player (None: not given one, or no such table)."""
@@ -304,6 +333,13 @@ class Table(models.Model):
                         "floor": floor,
                     },
                 )
+
+        if bool(self.parent_path) != bool(self.parent_label):
+            # A link needs both: where it leads and what it says.
+            refuse(
+                "parent_path" if not self.parent_path else "parent_label",
+                _("Страница владельца задаётся вместе: адрес и название."),
+            )
 
         if self.pk is not None:
             highest = self.seats.aggregate(models.Max("number"))["number__max"]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -39,6 +40,15 @@ def duplicate_context_table(tournament: Tournament) -> int:
     return -tournament.pk
 
 
+def event_page(tournament: Tournament) -> dict[str, str]:
+    """The event's page as an event's table names the page it belongs to
+    (Table.parent_path, parent_label): its table page leads back there."""
+    return {
+        "parent_path": reverse("tournament", args=[tournament.pk]),
+        "parent_label": tournament.name,
+    }
+
+
 def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
     """The entrant's table: opened, the entrant seated, the heat's game dealt."""
     # A classic heat is one match of the event's rounds (clean() keeps them a match length).
@@ -52,6 +62,7 @@ def heat_open(*, tournament: Tournament, entry: Entry) -> Table:
             % {"event": tournament.name[:40], "player": entry.player.username[:30]},
             private=True,
             seat_count=1,
+            **event_page(tournament),
             duplicate={
                 "server_seed": tournament.server_seed,
                 "context_table": duplicate_context_table(tournament),

@@ -21,7 +21,7 @@ from play.services import closing, moves, seating
 from play.services.errors import PlayError, SeatError
 from tables import services as table_services
 from tables.models import Table
-from tournaments.heats import played_any
+from tournaments.heats import event_page, played_any
 from tournaments.models import SIT_AND_GO_DEFAULT_STAKE, Entry, Tournament
 from tournaments.signals import table_ready_on_commit
 from tournaments.stacks import final_stacks, the_table
@@ -58,7 +58,10 @@ def stacks_table_open(
     and the others play, the bank going round them alone; with fewer than two seated,
     nothing is dealt, the table is closed and None returned."""
     table = table_services.table_create(
-        name=name, private=True, **_table_fields(tournament, entries, banks_each)
+        name=name,
+        private=True,
+        **event_page(tournament),
+        **_table_fields(tournament, entries, banks_each),
     )
     seated: list[Entry] = []
     for entry in entries:

@@ -64,6 +64,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "chips": table.variant_spec.stakes_chips,
         # The fewest seats a game needs: the page's start line mirrors play/services/lifecycle.py.
         "min_players": min_players(table.variant),
+        # A tournament's table (Table.one_game): its owner deals its one game, so the page
+        # offers no start, «Готов», AI seats or host's controls, and says when it is played.
+        "one_game": table.one_game,
         "coach_url": (
             reverse("coach_state", args=[table.pk])
             if signed_in and table.variant_spec.coached
