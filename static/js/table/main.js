@@ -397,7 +397,7 @@ function mirror() {
 }
 
 function moduleState() {
-  return { table: frame.table, game: frame.game, you: frame.you, version: frame.version, now };
+  return { table: frame.table, game: frame.game, you: frame.you, version: frame.version, now, config };
 }
 
 function moduleContext(events) {
@@ -449,6 +449,9 @@ function renderStatus() {
     if (!waiting.length) text = fmt(t("Игра %(game)s: раздаём карты…"), { game: pending.game });
   } else if (game && game.status === "playing" && game.paused) {
     text = t("Пауза: часы остановлены.");
+  } else if (config.one_game) {
+    // A tournament's table: its owner deals its one game, so there is nothing to start.
+    text = playing() ? "" : oneGameText(game);
   } else if (table.next_game_at) {
     text = fmt(t("Следующая игра через %(left)s"), { left: clockText(table.next_game_at - now()) });
   } else if (!playing() && me() && config.variant !== "solo" && config.variant !== "classic") {
@@ -459,6 +462,13 @@ function renderStatus() {
   delete ui.status.dataset.closed;
   ui.status.textContent = text;
   ui.status.hidden = !text;
+}
+
+/** A tournament table's one game, once over: where its result is (nothing before it). */
+function oneGameText(game) {
+  if (!game) return "";
+  if (game.status === "voided") return t("Турнирная игра отменена — подробности на странице турнира.");
+  return t("Турнирная игра сыграна — итоги на странице турнира.");
 }
 
 function awayText(seat) {
@@ -846,7 +856,7 @@ function controlButton(name, label, onclick, extraClass = "") {
 
 function mayStart() {
   const table = frame.table;
-  if (config.variant === "solo" || config.variant === "classic") return false;
+  if (config.variant === "solo" || config.variant === "classic" || config.one_game) return false;
   if (table.status !== "open" || table.pending || playing() || table.next_game_at) return false;
   const host = config.user && table.host === config.user;
   const trainee = config.variant === "blackjack" && me();
@@ -862,6 +872,7 @@ function mayStart() {
 /** Whether the viewer starts the game by hand: the host, or a training table's player. */
 function startsByHand() {
   if (config.variant === "classic" || config.variant === "solo") return false; // their own ways
+  if (config.one_game) return false; // a tournament's table: its owner deals the game
   const host = Boolean(config.user && frame.table.host === config.user);
   return host || (config.variant === "blackjack" && Boolean(me()));
 }
@@ -912,7 +923,8 @@ function startText() {
 function mayClose() {
   const table = frame.table;
   const host = config.user && table.host === config.user;
-  return Boolean((host || config.staff) && table.status === "open");
+  // Not a tournament's table (it has no host): the event closes it when it is done.
+  return Boolean((host || config.staff) && table.status === "open" && !config.one_game);
 }
 
 function askClose() {
@@ -963,7 +975,7 @@ function renderControls() {
   }
   // One way to start (issue 20): the host (or a training table's player) has «Начать игру»,
   // everyone else «Готов»; the status line says what happens next.
-  if (me() && config.variant !== "solo" && !frame.you.in_game && !table.pending && table.status === "open" && !startsByHand()) {
+  if (me() && config.variant !== "solo" && !config.one_game && !frame.you.in_game && !table.pending && table.status === "open" && !startsByHand()) {
     if (seat && seat.ready) {
       items.push(controlButton("unready", t("Не готов"), () => send("ready", { ready: false })));
     } else {
@@ -990,7 +1002,9 @@ function renderControls() {
   }
   items.push(
     controlButton("leave", t("В лобби"), async () => {
-      if (me()) await send("stand");
+      // A tournament's seat is kept: standing up there would hand the rest of the game to
+      // the clock, and the player may come back to it from the event's page.
+      if (me() && !config.one_game) await send("stand");
       location.assign(config.lobby_url);
     }),
   );

@@ -201,7 +201,8 @@ function trainingControls(state, ctx) {
   const table = state.table;
   const game = state.game;
   const between = !(game && game.status === "playing") && !table.pending && table.status === "open";
-  if (!ctx.me || !between) return null;
+  // A tournament's heat is played alone against the dealer: no AI seats there.
+  if (!ctx.me || !between || ctx.config.one_game) return null;
   const ais = table.seats.filter((seat) => seat.ai);
   const free = table.seat_count - table.seats.length;
   const select = h(
@@ -258,7 +259,10 @@ export function render(area, state, ctx) {
     delete area.dataset.round;
     delete area.dataset.settled;
     if (pending) parts.push(h("p", { class: "felt-empty" }, t("Тасуем шуз…")));
-    else if (game && game.status === "finished" && !state.table.next_game_at) parts.push(h("p", { class: "felt-empty" }, t("Сессия окончена. Нажмите «Начать игру», чтобы начать новую.")));
+    else if (ctx.config.one_game) {
+      // A tournament's heat: one game, dealt by the event; the status line says where its result is.
+      if (game && game.status === "finished") parts.push(h("p", { class: "felt-empty" }, t("Турнирная игра сыграна.")));
+    } else if (game && game.status === "finished" && !state.table.next_game_at) parts.push(h("p", { class: "felt-empty" }, t("Сессия окончена. Нажмите «Начать игру», чтобы начать новую.")));
     else if (!game) parts.push(h("p", { class: "felt-empty" }, t("Сядьте за стол, добавьте ИИ, если хотите, и нажмите «Начать игру».")));
     if (view && game.status !== "playing") {
       const balances = Object.entries(view.balances || {});
@@ -372,6 +376,10 @@ export function describe(event, state) {
   if (event.type === "round_start") {
     return event.new_shoe ? fmt(t("Раздача %(n)s, новый шуз"), { n: event.round }) : fmt(t("Раздача %(n)s"), { n: event.round });
   }
-  if (event.type === "finished") return t("Шуз кончился: следующий после перерыва");
+  if (event.type === "finished") {
+    // A tournament's heat is its one shoe: no next one follows.
+    if (state.config && state.config.one_game) return t("Шуз кончился: турнирная игра окончена");
+    return t("Шуз кончился: следующий после перерыва");
+  }
   return null;
 }

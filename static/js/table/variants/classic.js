@@ -314,6 +314,8 @@ function statusLine(state, ctx) {
   const table = state.table;
   if (table.status !== "open" || table.pending) return ""; // the core's status line says it
   if (!game || game.status !== "playing") {
+    // A tournament's heat: its one match is dealt by the event; the core's line says the rest.
+    if (ctx.config && ctx.config.one_game) return "";
     const seated = (table.seats || []).length;
     // Only the host adds AI seats: a table without one waits for people.
     if (seated < 2 && isHost(state, ctx)) return gettext("Ждём игроков: нужно хотя бы двое — или добавьте ИИ в панели «Ведущий».");
