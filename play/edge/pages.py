@@ -58,8 +58,6 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         "replay_url": reverse("game_replay", args=[_GAME_ID_MARK]).replace(
             str(_GAME_ID_MARK), "{id}"
         ),
-        # The coach (static/js/table/coach.js): offered to a signed-in player at the two
-        # training games only; it stays hidden until the player is seated.
         # Whether the game stakes the players' own chips (the header's balance follows them).
         "chips": table.variant_spec.stakes_chips,
         # The fewest seats a game needs: the page's start line mirrors play/services/lifecycle.py.
@@ -67,9 +65,12 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         # A tournament's table (Table.one_game): its owner deals its one game, so the page
         # offers no start, «Готов», AI seats or host's controls, and says when it is played.
         "one_game": table.one_game,
+        # The coach (static/js/table/coach.js): offered to a signed-in player at the two
+        # training games only, and it stays hidden until the player is seated. Not at a
+        # tournament's heat: the coach is silent there until the event ends (insights/coach.py).
         "coach_url": (
             reverse("coach_state", args=[table.pk])
-            if signed_in and table.variant_spec.coached
+            if signed_in and table.variant_spec.coached and table.duplicate is None
             else None
         ),
     }

@@ -75,6 +75,8 @@ def test_a_heat_tables_page_leads_back_to_the_event_and_offers_no_host_controls(
     assert parent_link(page) == (reverse("tournament", args=[tournament.pk]), "Вечерний «БД»")
     # The script offers no start, «Готов», AI seats or close at such a table.
     assert config_of(page)["one_game"] is True
+    # Nor the coach: it is silent while the heat is sealed (a blackjack table offers it).
+    assert config_of(page)["coach_url"] is None
     # A private table's seated player is offered «Пригласить друга» — not at a heat.
     assert "Пригласить друга" not in page and 'id="table-invite"' not in page
 
@@ -111,6 +113,7 @@ def test_an_ordinary_tables_page_is_unchanged(make_user):
     page = page_of(host, table)
     assert parent_link(page) is None and 'data-link="parent"' not in page
     assert config_of(page)["one_game"] is False
+    assert config_of(page)["coach_url"] is not None
     assert "Пригласить друга" in page
 
 
