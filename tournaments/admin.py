@@ -49,6 +49,7 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "late_registration_minutes",
         "buy_in",
         "freeroll_pool",
+        "prize_table",
         "max_entrants",
         "min_entrants",
         "rounds",
@@ -83,6 +84,7 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 "fields": (
                     "buy_in",
                     "freeroll_pool",
+                    "prize_table",
                     "max_entrants",
                     "min_entrants",
                     "rounds",

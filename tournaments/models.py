@@ -83,6 +83,20 @@ class Tournament(models.Model):
         default=0,
         help_text=_("Фишки, которые дом раздаёт призёрам фриролла."),
     )
+
+    class PrizeTable(models.TextChoices):
+        BY_FIELD = "by_field", _("по числу участников (100 · 50/30/20 · 40/25/15/10/10 · …)")
+        WINNER = "winner", _("победитель забирает всё")
+        TOP3 = "top3", _("трое призёров: 50/30/20")
+        TOP5 = "top5", _("пятеро призёров: 40/25/15/10/10")
+
+    prize_table = models.CharField(
+        _("таблица призов"),
+        max_length=8,
+        choices=PrizeTable.choices,
+        default=PrizeTable.BY_FIELD,
+        help_text=_("Как делится призовой фонд между местами (docs/tournaments.md)."),
+    )
     max_entrants = models.PositiveIntegerField(
         _("мест"), validators=[MinValueValidator(2), MaxValueValidator(1000)], default=16
     )

@@ -401,7 +401,7 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
         else:
             ranking.append([entry])
     pool = prize_pool(tournament)
-    paid = payouts(pool, ranking) if entries else {}
+    paid = payouts(pool, ranking, tournament.prize_table) if entries else {}
     source = grants_account() if tournament.freeroll else escrow_account(tournament.escrow_code)
     place = 1
     for group in ranking:

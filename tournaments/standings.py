@@ -79,7 +79,7 @@ def standings_of(tournament_id: int) -> Standings | None:
             )
             for e in entries
         ],
-        prizes=place_prizes(pool, max(len(entries), 1)) if pool else [],
+        prizes=place_prizes(pool, max(len(entries), 1), tournament.prize_table) if pool else [],
         server_time=epoch_ms(timezone.now()),
     )
 

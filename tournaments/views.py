@@ -82,7 +82,9 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "over": over,
             "started": tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED),
             "pool": pool,
-            "prizes": place_prizes(pool, max(len(entries), 1)) if pool else [],
+            "prizes": (
+                place_prizes(pool, max(len(entries), 1), tournament.prize_table) if pool else []
+            ),
             "can_register": mine is None and registration_open(tournament, timezone.now()),
             "can_compare": request.user.is_staff or mine is not None,
             "can_withdraw": mine is not None and tournament.status == Tournament.Status.REGISTERING,

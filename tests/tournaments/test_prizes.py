@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.prizes import PRIZE_TABLE, payouts, place_prizes, shares
+from tournaments.prizes import FIXED_ROWS, PRIZE_TABLE, payouts, place_prizes, shares
 
 
 def test_a_small_field_is_winner_takes_all_and_larger_ones_pay_more_places():
@@ -14,6 +14,15 @@ def test_a_small_field_is_winner_takes_all_and_larger_ones_pay_more_places():
     assert shares(6) == (50, 30, 20)
     assert shares(16) == (40, 25, 15, 10, 10)
     assert shares(41) == (30, 20, 14, 10, 8, 7, 6, 5)
+
+
+def test_a_fixed_prize_table_pays_its_places_whatever_the_field_but_never_more_than_it():
+    assert shares(40, "winner") == (100,)
+    assert shares(3, "top3") == (50, 30, 20)
+    assert shares(2, "top3") == (50, 30)
+    assert shares(100, "top5") == (40, 25, 15, 10, 10)
+    assert place_prizes(1000, 2, "top3") == [625, 375]  # the two shares, of the whole pool
+    assert all(sum(row) == 100 for row in FIXED_ROWS.values())
 
 
 def test_every_row_of_the_table_shares_the_whole_pool():

@@ -183,6 +183,22 @@ def test_prizes_are_paid_by_place_from_the_escrow_and_the_escrow_ends_empty(make
     assert LedgerEntry.objects.filter(reason="tournament_prize").count() == 3
 
 
+def test_an_events_own_prize_table_decides_who_is_paid(make_user):
+    # Six entrants would be paid 50/30/20 by the field's size; this event's table says the
+    # winner takes all.
+    tournament = opened(prize_table=Tournament.PrizeTable.WINNER)
+    users = [make_user(f"w{i}") for i in range(6)]
+    for user in users:
+        register(tournament, user)
+    tournament = tournament_start(tournament=tournament)
+    for user, stack in zip(users, [900, 1500, 1200, 300, 0, 1000], strict=True):
+        Entry.objects.filter(tournament=tournament, player=user).update(stack=stack)
+    tournament = tournament_finish(tournament=tournament)
+    prizes = {e.player.username: e.prize for e in tournament.entries.select_related("player")}
+    assert prizes == {"w0": 0, "w1": 600, "w2": 0, "w3": 0, "w4": 0, "w5": 0}
+    assert escrow(tournament) == 0
+
+
 def test_a_freerolls_prizes_are_granted_by_the_house(make_user):
     tournament = opened(buy_in=0, freeroll_pool=500)
     users = [make_user() for _ in range(2)]
