@@ -81,7 +81,9 @@ def test_a_finished_events_page_shows_places_prizes_and_the_revealed_seed(client
     assert standings_of(tournament.pk).tournament.pool == 200  # type: ignore[union-attr]
 
 
-def test_the_lobby_shows_the_next_events_and_a_profile_its_players_results(client, make_user):
+def test_the_lobby_shows_the_next_events_and_profile_and_history_a_players_results(
+    client, make_user
+):
     from django.utils import timezone
 
     from tournaments.services import entry_register
@@ -101,6 +103,10 @@ def test_the_lobby_shows_the_next_events_and_a_profile_its_players_results(clien
     assert "Сыгранный" in profile and "1-е место из 2" in profile and "приз 200" in profile
     profile = client.get(reverse("people:profile", args=["bob"])).content.decode()
     assert "2-е место из 2" in profile
+    # And in the player's own history, beside their games.
+    client.force_login(ann)
+    history = client.get(reverse("history")).content.decode()
+    assert "Сыгранный" in history and "1-е место из 2" in history and "приз 200" in history
 
 
 def test_a_sit_and_go_page_takes_its_entrants_to_their_shared_table(client, make_user):
