@@ -148,6 +148,10 @@ def test_after_the_event_two_heats_are_compared_round_by_round_on_the_same_cards
     firsts = [first_card(side) for side in page.split('class="compare-side"')[1:]]
     played = [(a, b) for a, b in zip(firsts[0::2], firsts[1::2], strict=True) if a and b]
     assert played and all(a == b for a, b in played)
+    # The heat's own replay leads to the comparison, this heat first.
+    game = Game.objects.get(table__tournament_entries__player=users[0])
+    replay = client.get(reverse("game_replay", args=[game.pk])).content.decode()
+    assert f"{url}?a={users[0].username}" in replay
 
 
 def first_card(side: str) -> str | None:

@@ -1,6 +1,7 @@
-"""What tournaments put on other apps' pages: the lobby's next events and a profile's
-results. The lobby and the profiles do not import tournaments; their templates load this
-library, and each part is built as one that may fail alone (tables.parts)."""
+"""What tournaments put on other apps' pages: the lobby's next events, a profile's (and
+the history's) results, a heat's replay's link to the comparison. Those apps do not import
+tournaments; their templates load this library, and each part is built as one that may
+fail alone (tables.parts)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,19 @@ def tournament_results(player: Any) -> dict[str, Any]:
         "results": parts.build("tournaments", lambda: results_of(player), []),
         "unavailable": parts.failed,
     }
+
+
+@register.inclusion_tag("tournaments/heat_compare_link.html")
+def heat_compare_link(game: Any) -> dict[str, Any]:
+    """On a duplicate heat's replay, once its event is over: a link to the heat beside
+    another entrant's on the same cards (`tournament_compare`), this heat first."""
+    entry = (
+        Entry.objects.select_related("tournament", "player")
+        .filter(
+            table_id=game.table_id,
+            tournament__format=Tournament.Format.DUPLICATE,
+            tournament__status=Tournament.Status.FINISHED,
+        )
+        .first()
+    )
+    return {"entry": entry}
