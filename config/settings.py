@@ -335,6 +335,13 @@ FAIRPLAY_LEAK_WINDOW_DAYS = env.int("FAIRPLAY_LEAK_WINDOW_DAYS", default=30)
 FAIRPLAY_LEAK_MIN_DECISIONS = env.int("FAIRPLAY_LEAK_MIN_DECISIONS", default=20)
 FAIRPLAY_LEAK_Z = env.float("FAIRPLAY_LEAK_Z", default=4.0)
 FAIRPLAY_LEAK_OWN_DECISIONS = env.int("FAIRPLAY_LEAK_OWN_DECISIONS", default=50)
+# Many-to-one chip flows (docs/fair-play.md "Chip flows"): a player who won on balance, at
+# banker36/salon tables in the window, from at least FAIRPLAY_FLOW_GIVERS accounts that are
+# new (joined within FAIRPLAY_NEW_ACCOUNT_DAYS) or linked to them, FAIRPLAY_FLOW_CHIPS in
+# all, gets a case.
+FAIRPLAY_NEW_ACCOUNT_DAYS = env.int("FAIRPLAY_NEW_ACCOUNT_DAYS", default=7)
+FAIRPLAY_FLOW_GIVERS = env.int("FAIRPLAY_FLOW_GIVERS", default=3)
+FAIRPLAY_FLOW_CHIPS = env.int("FAIRPLAY_FLOW_CHIPS", default=1000)
 
 # Reports («Пожаловаться», moderation/views.py) a player may file per hour, counted in the
 # shared cache; beyond it a report is refused with `rate_limited` (HTTP 429).

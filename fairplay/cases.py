@@ -18,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
+from fairplay.flows import flow_cases_open
 from fairplay.leak import (
     PairLeak,
     chip_flow,
@@ -165,4 +166,6 @@ def cases_open(*, now: datetime.datetime | None = None) -> list[Report]:
 def fairplay_scan(*, now: datetime.datetime | None = None, games: int | None = None) -> int:
     """The periodic pass: new decisions' leaks, then the cases; how many cases touched."""
     leaks_record(games=games)
-    return len(cases_open(now=now))
+    touched = {case.pk for case in cases_open(now=now)}
+    touched |= {case.pk for case in flow_cases_open(now=now)}
+    return len(touched)

@@ -1,0 +1,201 @@
+"""Chip flows as a signal (issue 32): many-to-one. Several accounts that are new or linked
+to one player and whose chips end with that player open a case against the taker, even
+when no single pair's decisions make a leak (a dump by folding leaves no decision).
+
+The flows are read from the games' settlements — every `settle` event of a finished
+`banker36` or `salon` game, each a ponter's win or loss against the banker of the moment —
+so they are exact per ordered pair and count every hand, decided or not.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from fairplay.leak import window_start
+from fairplay.links import links_to
+from moderation.models import Report
+from moderation.services import case_open
+from play.models import Game
+
+# The player-bank variants: chips pass between a ponter and the banker.
+FLOW_VARIANTS = ("banker36", "salon")
+
+# The evidence key of a many-to-one case (a leak case's is "fairplay").
+EVIDENCE_KEY = "many_to_one"
+
+
+def bank_flows(*, since: datetime.datetime) -> dict[tuple[int, int], int]:
+    """Net chips from each giver to each taker at player-bank tables since `since`:
+    {(giver, taker): chips}, positive where the giver lost on balance to the taker."""
+    net: dict[tuple[int, int], int] = defaultdict(int)
+    games = Game.objects.filter(
+        variant__in=FLOW_VARIANTS, status=Game.Status.FINISHED, finished_at__gte=since
+    ).prefetch_related("events")
+    for game in games:
+        users = {p["id"]: p["user"] for p in game.players if p.get("user")}
+        banker = None
+        for row in game.events.all():
+            for event in row.events:
+                if event["type"] == "bank_open":
+                    banker = users.get(event["banker"])
+                elif event["type"] == "settle" and "hands" in event:  # salon: one deal
+                    bank = users.get(event["banker"])
+                    for hand in event["hands"]:
+                        _add(net, users.get(hand["seat"]), bank, hand.get("delta"))
+                elif event["type"] == "settle":  # banker36: one ponter against the bank
+                    _add(net, users.get(event["seat"]), banker, event.get("delta"))
+    return {pair: chips for pair, chips in net.items() if chips}
+
+
+def _add(
+    net: dict[tuple[int, int], int], ponter: int | None, banker: int | None, delta: object
+) -> None:
+    """A ponter's win (+) or loss (−) against the banker, as the flow from one to the other."""
+    if ponter is None or banker is None or ponter == banker or delta is None:
+        return
+    delta = int(delta)  # type: ignore[call-overload]
+    if delta < 0:
+        net[(ponter, banker)] += -delta
+    else:
+        net[(banker, ponter)] += delta
+
+
+@dataclass(frozen=True)
+class Giver:
+    id: int
+    chips: int
+    new: bool
+    link_score: int
+
+
+@dataclass(frozen=True)
+class ManyToOne:
+    taker_id: int
+    givers: tuple[Giver, ...]  # the largest net first
+
+    @property
+    def chips(self) -> int:
+        return sum(giver.chips for giver in self.givers)
+
+
+def many_to_one(*, now: datetime.datetime | None = None) -> list[ManyToOne]:
+    """Every taker whose net winnings from new or linked accounts at player-bank tables in
+    the window reach FAIRPLAY_FLOW_CHIPS from at least FAIRPLAY_FLOW_GIVERS of them."""
+    now = now or timezone.now()
+    flows = bank_flows(since=window_start(now))
+    # Net per ordered pair: what the giver lost to the taker less what they won back.
+    losers: dict[int, dict[int, int]] = defaultdict(dict)
+    for (giver, taker), chips in flows.items():
+        balance = chips - flows.get((taker, giver), 0)
+        if balance > 0:
+            losers[taker][giver] = balance
+    young = now - datetime.timedelta(days=settings.FAIRPLAY_NEW_ACCOUNT_DAYS)
+    joined = dict(
+        get_user_model()
+        .objects.filter(pk__in={g for group in losers.values() for g in group})
+        .values_list("pk", "date_joined")
+    )
+    out = []
+    for taker, group in losers.items():
+        if len(group) < settings.FAIRPLAY_FLOW_GIVERS:
+            continue
+        links = links_to(taker, group)
+        givers = [
+            Giver(
+                id=giver,
+                chips=chips,
+                new=joined[giver] >= young,
+                link_score=links[giver].score if giver in links else 0,
+            )
+            for giver, chips in group.items()
+        ]
+        counted = [g for g in givers if g.new or g.link_score > 0]
+        signal = ManyToOne(taker, tuple(sorted(counted, key=lambda g: (-g.chips, g.id))))
+        enough_givers = len(counted) >= settings.FAIRPLAY_FLOW_GIVERS
+        if enough_givers and signal.chips >= settings.FAIRPLAY_FLOW_CHIPS:
+            out.append(signal)
+    return out
+
+
+def _decided(signal: ManyToOne) -> bool:
+    """A moderator already handled this taker's many-to-one case and nothing new came
+    since: no new giver and no more chips than its evidence showed."""
+    last = (
+        Report.objects.filter(
+            reporter__isnull=True, reported_id=signal.taker_id, evidence__has_key=EVIDENCE_KEY
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if last is None or last.status == Report.Status.OPEN:
+        return False
+    seen = (last.evidence or {})[EVIDENCE_KEY]
+    seen_givers = {giver["id"] for giver in seen.get("givers", [])}
+    no_new_giver = {g.id for g in signal.givers} <= seen_givers
+    return no_new_giver and signal.chips <= int(seen.get("chips", 0))
+
+
+def flow_cases_open(*, now: datetime.datetime | None = None) -> list[Report]:
+    """Open or update a case for every many-to-one signal: against the taker, paired with
+    the largest giver (both held off the leaderboards while it is open), the evidence
+    listing every giver. An open leak case about the same pair keeps its evidence."""
+    now = now or timezone.now()
+    since = window_start(now)
+    signals = [signal for signal in many_to_one(now=now) if not _decided(signal)]
+    if not signals:
+        return []
+    ids = {s.taker_id for s in signals} | {g.id for s in signals for g in s.givers}
+    users = {u.pk: u for u in get_user_model().objects.filter(pk__in=ids)}
+    cases = []
+    for signal in signals:
+        evidence = {
+            EVIDENCE_KEY: {
+                "since": since.isoformat(),
+                "gainer": {"id": signal.taker_id, "username": users[signal.taker_id].username},
+                "chips": signal.chips,
+                "givers": [
+                    {
+                        "id": g.id,
+                        "username": users[g.id].username,
+                        "chips": g.chips,
+                        "new": g.new,
+                        "link_score": g.link_score,
+                    }
+                    for g in signal.givers
+                ],
+                "thresholds": {
+                    "givers": settings.FAIRPLAY_FLOW_GIVERS,
+                    "chips": settings.FAIRPLAY_FLOW_CHIPS,
+                    "new_account_days": settings.FAIRPLAY_NEW_ACCOUNT_DAYS,
+                },
+            }
+        }
+        top = users[signal.givers[0].id]
+        with transaction.atomic():
+            current = (
+                Report.objects.select_for_update()
+                .filter(
+                    reporter__isnull=True,
+                    reported_id=signal.taker_id,
+                    partner=top,
+                    status=Report.Status.OPEN,
+                )
+                .first()
+            )
+            merged = {**((current.evidence or {}) if current else {}), **evidence}
+            cases.append(
+                case_open(
+                    gainer=users[signal.taker_id],
+                    giver=top,
+                    evidence=merged,
+                    note=f"many-to-one: {len(signal.givers)} / {signal.chips}",
+                )
+            )
+    return cases
