@@ -98,6 +98,41 @@ def evidence_html(report: Report) -> SafeString:
     )
 
 
+def many_to_one_html(report: Report) -> SafeString:
+    """A many-to-one chip-flow case's evidence (fairplay.flows): the taker, the chips in
+    all and every giver with the net chips they lost, whether new, and their link score."""
+    case = (report.evidence or {}).get("many_to_one") or {}
+    gainer = (case.get("gainer") or {}).get("username", "")
+    rows = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (
+                _profile_link(str(giver.get("username", ""))),
+                giver.get("chips", 0),
+                _("да") if giver.get("new") else _("нет"),
+                giver.get("link_score", 0),
+            )
+            for giver in case.get("givers") or []
+        ),
+    )
+    return format_html(
+        '<p>{}</p><table class="moderation-evidence"><thead><tr><th>{}</th><th>{}</th>'
+        "<th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+        format_html(
+            _("Фишки многих к одному: {} выиграл у новых или связанных игроков {} фишек (с {})."),
+            _profile_link(gainer),
+            case.get("chips", 0),
+            _moment(case.get("since")),
+        ),
+        _("Отдавший"),
+        _("Фишек, нетто"),
+        _("Новый"),
+        _("Связь"),
+        rows,
+    )
+
+
 def fairplay_evidence_html(report: Report) -> SafeString:
     """A fair-play case's evidence (fairplay.cases): the pair, their link score, the leak
     against honest play with the test's figures, the worst decisions with the coach's
@@ -461,8 +496,14 @@ class ReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description=gettext_lazy("Сообщения"))
     def evidence_table(self, report: Report) -> SafeString:
-        if (report.evidence or {}).get("fairplay"):
-            return fairplay_evidence_html(report)
+        evidence = report.evidence or {}
+        if evidence.get("fairplay") or evidence.get("many_to_one"):
+            parts = []
+            if evidence.get("fairplay"):
+                parts.append(fairplay_evidence_html(report))
+            if evidence.get("many_to_one"):
+                parts.append(many_to_one_html(report))
+            return format_html_join("", "{}", ((part,) for part in parts))
         return evidence_html(report)
 
     @admin.display(description=gettext_lazy("Кто пожаловался"))

@@ -7,6 +7,8 @@ import datetime
 import itertools
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
@@ -171,3 +173,16 @@ def test_a_handled_case_is_not_reopened_without_new_evidence(make_user):
     _banker36(taker, givers[0], [-10])
     [again] = flow_cases_open()
     assert again.pk != case.pk
+
+
+def test_the_case_page_lists_the_givers_with_their_net_chips(make_user):
+    taker = _old(make_user("taker"))
+    for i in range(3):
+        _banker36(taker, make_user(f"new{i}"), [-400 - i])
+    [case] = flow_cases_open()
+    client = Client()
+    client.force_login(make_user("mod", is_staff=True, is_superuser=True))
+    page = client.get(reverse("admin:moderation_report_change", args=[case.pk])).content.decode()
+    assert "Фишки многих к одному" in page and "1203" in page
+    for i in range(3):
+        assert f"new{i}" in page and f"<td>{400 + i}</td>" in page
