@@ -35,8 +35,13 @@ def bank_flows(*, since: datetime.datetime) -> dict[tuple[int, int], int]:
     """Net chips from each giver to each taker at player-bank tables since `since`:
     {(giver, taker): chips}, positive where the giver lost on balance to the taker."""
     net: dict[tuple[int, int], int] = defaultdict(int)
+    # Not a tournament's stacks table (Table.stacks): its chips are the event's counters,
+    # never a wallet's, so losing them feeds nobody.
     games = Game.objects.filter(
-        variant__in=FLOW_VARIANTS, status=Game.Status.FINISHED, finished_at__gte=since
+        variant__in=FLOW_VARIANTS,
+        status=Game.Status.FINISHED,
+        finished_at__gte=since,
+        table__stacks__isnull=True,
     ).prefetch_related("events")
     for game in games:
         users = {p["id"]: p["user"] for p in game.players if p.get("user")}

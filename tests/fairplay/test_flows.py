@@ -96,6 +96,15 @@ def test_flows_are_read_from_both_variants_settlements(make_user):
     }
 
 
+def test_a_tournament_stacks_tables_chips_are_no_flow(make_user):
+    # A sit-and-go's stacks are the event's counters: losing them feeds no wallet.
+    bank, a = make_user("bank"), make_user("a")
+    game = _banker36(bank, a, [-300])
+    game.table.stacks = {"chips": {str(bank.pk): 200, str(a.pk): 200}, "banks": 2}
+    game.table.save(update_fields=["stacks"])
+    assert bank_flows(since=timezone.now() - datetime.timedelta(days=1)) == {}
+
+
 def test_three_new_accounts_losing_to_one_player_open_a_case_listing_them(make_user):
     taker = _old(make_user("taker"))
     givers = [make_user(f"new{i}") for i in range(3)]
