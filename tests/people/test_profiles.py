@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.services import wallet_for
 from insights.models import Decision
@@ -72,7 +73,9 @@ def test_anyone_signed_in_or_not_sees_the_facts_of_a_played_account(played):
     assert response.status_code == 200
     html = response.content.decode()
     assert "<h1>ann</h1>" in html
-    joined = ann.date_joined.date().isoformat()
+    # The page shows the date in the site's time zone (Moscow): after 21:00 UTC that is
+    # already the next day.
+    joined = timezone.localtime(ann.date_joined).date().isoformat()
     assert re.search(rf'data-figure="member-since"><time datetime="{joined}', html)
     assert re.search(r'data-figure="games">2<', html)
     banker36, classic = _row(html, "variant", "banker36"), _row(html, "variant", "classic")

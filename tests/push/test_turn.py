@@ -54,7 +54,7 @@ async def _opened(table_id: int, user: Any) -> TableClient:
 
 async def _pushes_to(service: Any, name: str, count: int) -> list[Any]:
     """The pushes `name` got, once there are `count` of them (delivered after commit)."""
-    for _ in range(100):
+    for _ in range(300):  # up to 15 s, returning as soon as they are there
         pushes = [r for r in service.received if r.path.endswith(f"/{name}")]
         if len(pushes) >= count:
             return pushes
@@ -64,8 +64,9 @@ async def _pushes_to(service: Any, name: str, count: int) -> list[Any]:
 
 async def _say_visible(client: TableClient, visible: bool) -> None:
     await client.send({"type": "visibility", "visible": visible})
-    # No answer: wait until the server has written what it heard.
-    for _ in range(50):
+    # No answer: wait until the server has written what it heard (up to 10 s: a loaded
+    # CI machine runs a browser beside it).
+    for _ in range(200):
         if await database_sync_to_async(PageView.objects.filter(visible=visible).exists)():
             return
         await client.comm.receive_nothing(timeout=0.05)
