@@ -46,21 +46,29 @@ def daphne_env() -> dict[str, str]:
     return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5"}
 
 
-def test_a_player_registers_and_sees_a_second_entrant_arrive_live(
-    daphne_server: Any, transactional_db: None, browser: Any
-) -> None:
+def open_event(**fields: Any) -> Tournament:
+    """An event taking registrations now, due in an hour: not before the test starts it (the
+    server's clock would start it with whoever had registered)."""
     now = timezone.now()
-    make_player("ann"), make_player("bob")
-    event = tournament_registration_open(
+    return tournament_registration_open(
         tournament=Tournament.objects.create(
-            name="Заезд в браузере",
-            variant="blackjack",
-            format=Tournament.Format.DUPLICATE,
             registration_opens_at=now,
             starts_at=now + datetime.timedelta(hours=1),
             ends_at=now + datetime.timedelta(hours=2),
-            buy_in=100,
+            **fields,
         )
+    )
+
+
+def test_a_player_registers_and_sees_a_second_entrant_arrive_live(
+    daphne_server: Any, transactional_db: None, browser: Any
+) -> None:
+    make_player("ann"), make_player("bob")
+    event = open_event(
+        name="Заезд в браузере",
+        variant="blackjack",
+        format=Tournament.Format.DUPLICATE,
+        buy_in=100,
     )
     context, page, console = player_page(browser, daphne_server.url, "ann", viewport="phone")
     bobs, bob_page, bob_console = player_page(browser, daphne_server.url, "bob")
@@ -96,22 +104,16 @@ def test_a_player_registers_and_sees_a_second_entrant_arrive_live(
 def test_a_sit_and_go_starts_when_full_and_its_page_leads_to_the_table_on_a_phone(
     daphne_server: Any, transactional_db: None, browser: Any
 ) -> None:
-    now = timezone.now()
     make_player("ann")
     bob = make_player("bob")
-    event = tournament_registration_open(
-        tournament=Tournament.objects.create(
-            name="Сит-энд-гоу в браузере",
-            variant="banker36",
-            format=Tournament.Format.SIT_AND_GO,
-            registration_opens_at=now,
-            starts_at=now + datetime.timedelta(hours=1),
-            ends_at=now + datetime.timedelta(hours=2),
-            buy_in=100,
-            max_entrants=2,
-            rounds=1,
-            starting_stack=200,
-        )
+    event = open_event(
+        name="Сит-энд-гоу в браузере",
+        variant="banker36",
+        format=Tournament.Format.SIT_AND_GO,
+        buy_in=100,
+        max_entrants=2,
+        rounds=1,
+        starting_stack=200,
     )
     entry_register(tournament_id=event.pk, player=bob, now=timezone.now())
     context, page, console = player_page(browser, daphne_server.url, "ann", viewport="phone")
@@ -140,22 +142,15 @@ def test_a_running_multi_table_page_fits_a_phone(
 ) -> None:
     from tournaments.services import tournament_start
 
-    now = timezone.now()
     players = [make_player(name) for name in ("ann", "bob", "cat", "dan", "eve")]
-    event = tournament_registration_open(
-        tournament=Tournament.objects.create(
-            name="Многостоловый в браузере",
-            variant="banker36",
-            format=Tournament.Format.MULTI_TABLE,
-            registration_opens_at=now,
-            # Not due yet: the server's clock would start it with whoever had registered.
-            starts_at=now + datetime.timedelta(hours=1),
-            ends_at=now + datetime.timedelta(hours=2),
-            buy_in=100,
-            max_entrants=16,
-            rounds=3,
-            starting_stack=100,
-        )
+    event = open_event(
+        name="Многостоловый в браузере",
+        variant="banker36",
+        format=Tournament.Format.MULTI_TABLE,
+        buy_in=100,
+        max_entrants=16,
+        rounds=3,
+        starting_stack=100,
     )
     for player in players:
         entry_register(tournament_id=event.pk, player=player, now=timezone.now())
@@ -202,17 +197,12 @@ def test_a_phone_player_registers_is_told_the_table_is_ready_plays_the_heat_and_
     make_player("vera")
     bob = make_player("bob")
     with quiet_broadcasts():
-        event = tournament_registration_open(
-            tournament=Tournament.objects.create(
-                name="Заезд на телефоне",
-                variant="blackjack",
-                format=Tournament.Format.DUPLICATE,
-                registration_opens_at=now,
-                starts_at=now + datetime.timedelta(hours=1),
-                ends_at=now + datetime.timedelta(hours=2),
-                buy_in=100,
-                rounds=3,
-            )
+        event = open_event(
+            name="Заезд на телефоне",
+            variant="blackjack",
+            format=Tournament.Format.DUPLICATE,
+            buy_in=100,
+            rounds=3,
         )
         entry_register(tournament_id=event.pk, player=bob, now=now)
     context, page, console = player_page(browser, daphne_server.url, "vera", viewport="phone")
