@@ -20,6 +20,11 @@ def tournament_group(tournament_id: int) -> str:
     return f"tournament-{tournament_id}"
 
 
+def place_prizes_now(tournament: Tournament, pool: int, entrants: int) -> list[int]:
+    """Each paid place's prize for the pool and field now (the page and the socket alike)."""
+    return place_prizes(pool, max(entrants, 1), tournament.prize_table) if pool else []
+
+
 def prize_pool(tournament: Tournament) -> int:
     """What the places share: the buy-ins held in escrow, or a freeroll's pool; once the
     event has finished (its escrow paid out, empty), what its places were paid."""
@@ -79,7 +84,7 @@ def standings_of(tournament_id: int) -> Standings | None:
             )
             for e in entries
         ],
-        prizes=place_prizes(pool, max(len(entries), 1), tournament.prize_table) if pool else [],
+        prizes=place_prizes_now(tournament, pool, len(entries)),
         server_time=epoch_ms(timezone.now()),
     )
 

@@ -15,7 +15,6 @@ from play.models import Game
 from tables.variants import VARIANTS, get_variant
 from tournaments.compare import rounds_side_by_side
 from tournaments.models import SIT_AND_GO_DEFAULT_STAKE, Entry, Tournament
-from tournaments.prizes import place_prizes
 from tournaments.services import (
     TournamentRefused,
     entry_register,
@@ -25,6 +24,7 @@ from tournaments.services import (
 )
 from tournaments.sitgo import SALON_MAX_BETS
 from tournaments.stacks import plays_sit_and_go, with_live_stacks
+from tournaments.standings import place_prizes_now
 
 FINISHED_SHOWN = 20
 
@@ -82,9 +82,7 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
             "over": over,
             "started": tournament.status in (Tournament.Status.RUNNING, Tournament.Status.FINISHED),
             "pool": pool,
-            "prizes": (
-                place_prizes(pool, max(len(entries), 1), tournament.prize_table) if pool else []
-            ),
+            "prizes": place_prizes_now(tournament, pool, len(entries)),
             "can_register": mine is None and registration_open(tournament, timezone.now()),
             "can_compare": request.user.is_staff or mine is not None,
             "can_withdraw": mine is not None and tournament.status == Tournament.Status.REGISTERING,
