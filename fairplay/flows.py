@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from fairplay.leak import window_start
+from fairplay.leak import duels, window_start
 from fairplay.links import links_to
 from moderation.models import Report
 from moderation.services import case_open
@@ -44,32 +44,14 @@ def bank_flows(*, since: datetime.datetime) -> dict[tuple[int, int], int]:
         table__stacks__isnull=True,
     ).prefetch_related("events")
     for game in games:
-        users = {p["id"]: p["user"] for p in game.players if p.get("user")}
-        banker = None
-        for row in game.events.all():
-            for event in row.events:
-                if event["type"] == "bank_open":
-                    banker = users.get(event["banker"])
-                elif event["type"] == "settle" and "hands" in event:  # salon: one deal
-                    bank = users.get(event["banker"])
-                    for hand in event["hands"]:
-                        _add(net, users.get(hand["seat"]), bank, hand.get("delta"))
-                elif event["type"] == "settle":  # banker36: one ponter against the bank
-                    _add(net, users.get(event["seat"]), banker, event.get("delta"))
+        for ponter, banker, delta in duels(game):
+            if ponter is None or banker is None or ponter == banker:
+                continue
+            if delta < 0:
+                net[(ponter, banker)] += -delta
+            else:
+                net[(banker, ponter)] += delta
     return {pair: chips for pair, chips in net.items() if chips}
-
-
-def _add(
-    net: dict[tuple[int, int], int], ponter: int | None, banker: int | None, delta: object
-) -> None:
-    """A ponter's win (+) or loss (−) against the banker, as the flow from one to the other."""
-    if ponter is None or banker is None or ponter == banker or delta is None:
-        return
-    delta = int(delta)  # type: ignore[call-overload]
-    if delta < 0:
-        net[(ponter, banker)] += -delta
-    else:
-        net[(banker, ponter)] += delta
 
 
 @dataclass(frozen=True)

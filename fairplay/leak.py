@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,6 +181,26 @@ def worst_decisions(
     )
 
 
+def duels(game: Game) -> Iterator[tuple[int | None, int | None, int]]:
+    """Every settlement of a player-bank game as (ponter, banker, the ponter's delta), by
+    user id (None: an AI seat): `banker36`'s settle against the banker of the moment (its
+    last `bank_open`), `salon`'s deal settling each hand against the deal's banker. The
+    games' `events` are read (prefetch them)."""
+    users = {p["id"]: p["user"] for p in game.players if p.get("user")}
+    banker = None
+    for row in game.events.all():
+        for event in row.events:
+            if event["type"] == "bank_open":
+                banker = users.get(event["banker"])
+            elif event["type"] == "settle" and "hands" in event:  # salon: one deal
+                bank = users.get(event["banker"])
+                for hand in event["hands"]:
+                    if hand.get("delta") is not None:
+                        yield users.get(hand["seat"]), bank, int(hand["delta"])
+            elif event["type"] == "settle" and event.get("delta") is not None:  # banker36
+                yield users.get(event["seat"]), banker, int(event["delta"])
+
+
 def chip_flow(first_id: int, second_id: int, *, since: datetime.datetime) -> dict[str, int]:
     """Chips won and lost between two players in their `banker36` duels since `since`,
     from the duels' settlements (each a ponter's `settle` against the banker of the
@@ -193,23 +213,14 @@ def chip_flow(first_id: int, second_id: int, *, since: datetime.datetime) -> dic
     games = Game.objects.filter(pk__in=met.values("game_id")).order_by("pk")
     to_first = to_second = played = 0
     for game in games.prefetch_related("events"):
-        users = {p["id"]: p["user"] for p in game.players if p.get("user")}
         played += 1
-        banker = None
-        for row in game.events.all():
-            for event in row.events:
-                if event["type"] == "bank_open":
-                    banker = users.get(event["banker"])
-                elif event["type"] == "settle" and banker is not None:
-                    ponter = users.get(event["seat"])
-                    delta = int(event["delta"])  # the ponter's win (+) or loss (−)
-                    duel = (ponter, banker)
-                    if duel == (first_id, second_id):
-                        to_first += max(delta, 0)
-                        to_second += max(-delta, 0)
-                    elif duel == (second_id, first_id):
-                        to_second += max(delta, 0)
-                        to_first += max(-delta, 0)
+        for ponter, banker, delta in duels(game):  # delta: the ponter's win (+) or loss (−)
+            if (ponter, banker) == (first_id, second_id):
+                to_first += max(delta, 0)
+                to_second += max(-delta, 0)
+            elif (ponter, banker) == (second_id, first_id):
+                to_second += max(delta, 0)
+                to_first += max(-delta, 0)
     return {
         "games": played,
         "to_first": to_first,
