@@ -14,6 +14,7 @@ Screenshots at 360 and 1280 px (and 375 px) go to test-artifacts/.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -209,7 +210,7 @@ def test_the_solo_coach_values_the_bet_and_the_draw_and_reviews_a_deliberate_mis
     act(page, "stand")
     mistake = page.locator("#coach-round .coach-mistake")
     mistake.wait_for(timeout=TIMEOUT_MS)
-    stored = Decision.objects.get(user=player, situation="total6")
+    stored = _stored_decision(player, situation="total6")
     assert stored.loss > 0 and stored.chosen["action"] == "stand"
     text = mistake.inner_text()
     assert text.startswith("Ошибка: Хватит — 6 очков")
@@ -256,6 +257,19 @@ def _hard_total_against(state: dict[str, Any], seat: str) -> tuple[int, str] | N
     return hand["total"], view["dealer"]["cards"][0][0]
 
 
+def _stored_decision(player: Any, **lookup: Any) -> Decision:
+    """The player's reviewed decision that matches `lookup`, once the review has stored
+    it: the page reviews a round from its record at once, while the stored review is
+    written when the game ends (insights.tasks), which may come a moment later."""
+    end = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        stored = Decision.objects.filter(user=player, **lookup).first()
+        if stored is not None:
+            return stored
+        assert time.monotonic() < end, f"no decision {lookup} was ever stored"
+        time.sleep(0.1)
+
+
 def test_the_blackjack_coach_reviews_a_stand_on_a_hard_total_against_a_high_card(
     daphne_server: Any, transactional_db: None, page: Any, console: Console
 ) -> None:
@@ -299,7 +313,7 @@ def test_the_blackjack_coach_reviews_a_stand_on_a_hard_total_against_a_high_card
     act(page, "stand")
     mistake = page.locator("#coach-round .coach-mistake")
     mistake.wait_for(timeout=TIMEOUT_MS)
-    stored = Decision.objects.get(user=player, round=1)
+    stored = _stored_decision(player, round=1)
     assert stored.situation == situation and stored.loss > 0
     text = mistake.inner_text()
     assert text.startswith(f"Ошибка: Хватит на {total} против {up_words}")

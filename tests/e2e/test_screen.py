@@ -67,7 +67,14 @@ def _screen_cards(tv: Any) -> list[str]:
 
 def _assert_public_only(tv: Any, table: Table) -> None:
     """Every card on the screen is one a spectator may see now (copy for copy), and none
-    of the seated host's own hidden cards is there."""
+    of the seated host's own hidden cards is there.
+
+    The screen is first brought to the table's current version: nobody else moves while
+    the test checks, so the screen and the database then hold the same state. Compared
+    while the screen lagged, a settled round's cards (public when the screen drew them)
+    could look like a leak once a later round had replaced them as the last round."""
+    table.refresh_from_db(fields=["version"])
+    _wait_screen_version(tv, table.version)
     game = Game.objects.filter(table=table).order_by("-number").first()
     assert game is not None
     shown = Counter(_screen_cards(tv))
