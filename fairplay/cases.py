@@ -74,6 +74,7 @@ def case_evidence(
             "giver": {"id": pair.giver_id, "username": names.get(pair.giver_id, "")},
             "link": {"addresses": link.addresses, "devices": link.devices, "score": link.score},
             "leak": {
+                "variant": pair.variant,
                 "decisions": pair.decisions,
                 "chips": _figure(pair.chips),
                 "expected": _figure(pair.decisions * pair.reference),

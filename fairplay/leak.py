@@ -26,15 +26,28 @@ from insights.models import Decision
 from play.models import Game
 from play.services.records import game_record
 
-# The variants whose decisions feed a player's bank and that the coach reviews: `salon`
-# is a player-bank game too, but its decisions are not reviewed (games.strategy.review),
-# so there is no EV figure to sum there (docs/fair-play.md says what that leaves open).
-LEAK_VARIANTS = ("banker36",)
+# The variants whose decisions feed a player's bank, all reviewed by the coach
+# (games.strategy.review): each is tested against its own population, since a `salon`
+# bet of up to the table maximum and a `banker36` duel lose chips on different scales.
+LEAK_VARIANTS = ("banker36", "salon")
 
 
-def bankers_by_action(record: Mapping[str, Any]) -> dict[int, str]:
-    """The seat holding the bank when each seated action of the record was taken (pure:
-    the record replayed through the rules engine)."""
+def _taker(state: Mapping[str, Any], seat: str) -> str | None:
+    """Who gains what `seat`'s decision now gives away: the bank's holder — or, for the
+    decision of a `salon` banker (who draws blind against every ponter at once), the
+    ponter with the largest stake in the deal (the first in deal order on a tie), the
+    one a dumping banker would be feeding."""
+    banker: str | None = state.get("banker")
+    if seat != banker or state["variant"] != "salon" or not state.get("deal"):
+        return banker
+    bets: Mapping[str, int] = state["deal"]["bets"]
+    bettors = [p for p in state["deal"]["ponters"] if bets.get(p)]
+    return max(bettors, key=lambda p: bets[p]) if bettors else None
+
+
+def takers_by_action(record: Mapping[str, Any]) -> dict[int, str]:
+    """Who gains from each seated action of the record (`_taker`), by action number
+    (pure: the record replayed through the rules engine)."""
     state, _ = engine.new_game(
         record["variant"],
         seats=record["seats"],
@@ -43,30 +56,33 @@ def bankers_by_action(record: Mapping[str, Any]) -> dict[int, str]:
         deck=record.get("deck"),
         seed=record.get("seed"),
     )
-    bankers: dict[int, str] = {}
+    takers: dict[int, str] = {}
     for number, action in enumerate(record["actions"]):
-        if action.get("seat") is not None:
-            bankers[number] = state["banker"]
+        seat = action.get("seat")
+        if seat is not None:
+            taker = _taker(state, seat)
+            if taker is not None:
+                takers[number] = taker
         state, _ = engine.apply(state, action)
-    return bankers
+    return takers
 
 
 def leaks_record(*, games: int | None = None) -> int:
-    """Give each reviewed `banker36` decision not yet looked at its Leak row (the giver,
-    the banker who gains, the loss in chips); `games` bounds the work of one call. How
-    many rows were written. Each game's record is replayed once."""
+    """Give each reviewed decision of a player-bank game (LEAK_VARIANTS) not yet looked at
+    its Leak row (the giver, who gains, the loss in chips); `games` bounds the work of one
+    call. How many rows were written. Each game's record is replayed once."""
     pending = Decision.objects.filter(variant__in=LEAK_VARIANTS).filter(
         ~Exists(Leak.objects.filter(decision=OuterRef("pk")))
     )
     game_ids = list(pending.values_list("game_id", flat=True).distinct().order_by("game_id"))
     written = 0
     for game in Game.objects.filter(pk__in=game_ids[:games] if games else game_ids):
-        bankers = bankers_by_action(game_record(game))
+        takers = takers_by_action(game_record(game))
         users = {p["id"]: p["user"] for p in game.players if p.get("user")}
         made_at = game.finished_at or game.started_at
         rows = []
         for decision in pending.filter(game=game):
-            taker = users.get(bankers.get(decision.number, ""))
+            taker = users.get(takers.get(decision.number, ""))
             rows.append(
                 Leak(
                     decision=decision,
@@ -107,6 +123,7 @@ class PairLeak:
     reference: float  # expected loss per decision of honest play for this giver
     deviation: float
     z: float
+    variant: str = "banker36"  # the population it was tested against
 
     @property
     def excess(self) -> float:
@@ -125,10 +142,10 @@ def window_start(now: datetime.datetime | None = None) -> datetime.datetime:
     return (now or timezone.now()) - datetime.timedelta(days=settings.FAIRPLAY_LEAK_WINDOW_DAYS)
 
 
-def baseline(*, since: datetime.datetime) -> Baseline:
-    """The population's loss per decision since `since` (every leak row, rings included:
-    they are few, and they can only raise the bar they are measured against)."""
-    row = Leak.objects.filter(made_at__gte=since).aggregate(
+def baseline(*, since: datetime.datetime, variant: str = "banker36") -> Baseline:
+    """The variant's population loss per decision since `since` (every leak row, rings
+    included: they are few, and they can only raise the bar they are measured against)."""
+    row = Leak.objects.filter(made_at__gte=since, game__variant=variant).aggregate(
         n=Count("id"), mean=Avg("loss"), square=Avg(F("loss") * F("loss"))
     )
     n, mean, square = row["n"] or 0, row["mean"] or 0.0, row["square"] or 0.0
@@ -137,19 +154,30 @@ def baseline(*, since: datetime.datetime) -> Baseline:
 
 
 def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
-    """Every ordered pair's leak in the window (FAIRPLAY_LEAK_WINDOW_DAYS), tested.
+    """Every ordered pair's leak in the window (FAIRPLAY_LEAK_WINDOW_DAYS), tested; a pair
+    that met in several variants keeps its strongest test.
 
-    The one-sided z-test: with `n` the giver's decisions toward the taker's bank and `S`
-    the chips they lost, z = (S − n·μ) / (σ·√n), where σ² is the population's variance
-    per decision and μ honest play's mean for this giver — the population's, or the
-    giver's own toward every other banker when they made at least
+    The one-sided z-test, per variant: with `n` the giver's decisions toward the taker
+    and `S` the chips they lost, z = (S − n·μ) / (σ·√n), where σ² is the variant's
+    population variance per decision and μ honest play's mean for this giver — the
+    population's, or the giver's own toward every other taker when they made at least
     FAIRPLAY_LEAK_OWN_DECISIONS there and it is higher (a weak player loses to every
-    bank alike: that is not a leak toward one). Three aggregate queries."""
+    bank alike: that is not a leak toward one). Three aggregate queries per variant."""
     since = window_start(now)
-    base = baseline(since=since)
+    strongest: dict[tuple[int, int], PairLeak] = {}
+    for variant in LEAK_VARIANTS:
+        for pair in _variant_pair_leaks(since=since, variant=variant):
+            key = (pair.giver_id, pair.taker_id)
+            if key not in strongest or pair.z > strongest[key].z:
+                strongest[key] = pair
+    return list(strongest.values())
+
+
+def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairLeak]:
+    base = baseline(since=since, variant=variant)
     if base.decisions < 2 or base.deviation == 0.0:
         return []
-    rows = Leak.objects.filter(made_at__gte=since)
+    rows = Leak.objects.filter(made_at__gte=since, game__variant=variant)
     givers = {
         r["giver"]: (r["n"], r["chips"] or 0.0)
         for r in rows.values("giver").annotate(n=Count("id"), chips=Sum("loss"))
@@ -166,7 +194,9 @@ def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
         if all_n - n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
             reference = max(reference, (all_chips - chips) / (all_n - n))
         z = (chips - n * reference) / (base.deviation * math.sqrt(n))
-        out.append(PairLeak(r["giver"], r["taker"], n, chips, reference, base.deviation, z))
+        out.append(
+            PairLeak(r["giver"], r["taker"], n, chips, reference, base.deviation, z, variant)
+        )
     return out
 
 

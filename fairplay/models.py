@@ -50,8 +50,9 @@ class Trace(models.Model):
 
 class Leak(models.Model):
     """One reviewed decision at a player-bank table with the chips it gave away (the
-    coach's EV loss, `insights.Decision.loss`, in chips at `banker36`) and who gains them:
-    the player holding the bank in that duel (`taker`; None when the bank is no person's).
+    coach's EV loss, `insights.Decision.loss`, in chips) and who gains them: the player
+    holding the bank in that duel or deal, or for a `salon` banker's own decision the
+    ponter with the largest stake (`taker`; None when the bank is no person's).
     Written by `fairplay.leak.leaks_record`, read per ordered pair by the detector."""
 
     decision = models.OneToOneField(

@@ -83,12 +83,17 @@ def _points(total: int) -> str:
 
 def situation_label(code: str) -> str:
     """«16 против десятки», «мягкие 18 против туза», «пара 8 против шестёрки»,
-    «14 очков», «ставка: туз» — a decision's kind (games.strategy.review.Assessment)."""
+    «14 очков», «ставка: туз», «ставка на 14 очков», «банк: 16 очков» — a decision's kind
+    (games.strategy.review.Assessment)."""
     try:
         if code.startswith("bet:"):
             return _("ставка: первая карта — %(rank)s") % {"rank": _rank_name(code[4:])}
         if code.startswith("total"):
             return _points(int(code[5:]))
+        if code.startswith("stake"):  # `salon`: a bet on the two cards dealt
+            return _("ставка на %(points)s") % {"points": _points(int(code[5:]))}
+        if code.startswith("bank"):  # `salon`: the banker's draw, decided blind
+            return _("банк: %(points)s") % {"points": _points(int(code[4:]))}
         hand, up = code.split(":")
         against = _upcard(up)
         if hand.startswith("pair"):

@@ -4,7 +4,7 @@
 seat's view (`games.engine.view`) and nothing else: a hole card, the stock or another
 player's private cards cannot change a value, because they are not an input. Values are
 expected results in the game's own currency for the stake in play (`blackjack` units,
-`classic` points, `banker36` chips, `solo` coins), with optimal play afterwards.
+`classic` points, `banker36` and `salon` chips, `solo` coins), with optimal play afterwards.
 
 `review_record(record)` replays a hand record (docs/hand-record.md) and
 assesses every decision in it: the options' values, the one chosen, the best, and the
@@ -38,6 +38,13 @@ What is conditioned on (docs/strategy.md, "Decision review"):
   `banker36` the cards of duels settled earlier in the circle are shown but not counted).
   A bet made after the first card is worth ``amount × EV per chip of that card``.
 
+* `salon` — the seat's own cards, and for the banker the ponters' stakes and how many
+  cards each holds (`games.strategy.salon`, which states the model: the banker as a
+  ponter sees him draws below 17; a ponter as the banker sees him plays the coach's play).
+  A ponter's values are exact under that model; a bet is worth ``amount × EV per chip of
+  the two cards`` (the banker's natural counted), its options the table's bounds; a
+  timeout on a bet (no bet) is not reviewed. Values are in chips.
+
 A decision's loss is the best option's value minus the chosen one's, stored to
 `DIGITS` decimals: a choice within 0.00005 of the best counts as a best choice.
 """
@@ -69,7 +76,7 @@ from games.strategy._twentyone import (
 from games.strategy.blackjack import BLACKJACK_RULES
 from games.strategy.classic import CLASSIC_RULES, POINTS
 
-REVIEWED = ("blackjack", "classic", "banker36", "solo")
+REVIEWED = ("blackjack", "classic", "banker36", "solo", "salon")
 PLAY = ("hit", "stand", "double", "split")
 DIGITS = 4  # values are rounded to this many decimals when stored
 # A loss at most this is a best choice (a tie, or the rounding of stored values).
@@ -347,11 +354,56 @@ def _assess_solo(view: Mapping[str, Any], legal: set[str]) -> Assessment | None:
     return _assess_duel(solo.compute_strategy(), cards, view.get("bet"), view["actions"])
 
 
+# --- salon: a player's bank, decided blind ---------------------------------------------------
+
+
+def _assess_salon(view: Mapping[str, Any], legal: set[str]) -> Assessment | None:
+    from games.strategy import salon
+
+    deal = view.get("deal") or {}
+    hands = deal.get("hands") or []
+    seat = view["turn"]
+    mine = next((h for h in hands if h["seat"] == seat), None)
+    if mine is None or not mine.get("cards"):
+        return None
+    own = salon.hand_of(_ranks(mine["cards"]))
+    points = salon.total(own)
+    others = [h for h in hands if h["seat"] != seat and h.get("role") != "banker"]
+    if "bet" in legal and mine.get("role") != "banker":
+        bet = next(a for a in view["actions"] if a["action"] == "bet")
+        low, high = bet["min"], bet["max"]
+        if high <= low:
+            return None  # one offer is no choice
+        # Alone: every other ponter has sat the deal out (the all-bust rule, §4).
+        per_chip = salon.bet_value(own, all(h.get("sat_out") for h in others))
+        options = (Option("bet", per_chip * low, low), Option("bet", per_chip * high, high))
+        return Assessment(f"stake{points}", options, (low, high), per_chip)
+    if not {"hit", "stand"} <= legal:
+        return None
+    if mine.get("role") == "banker":
+        ponters = [(h["bet"], h.get("hidden", 2)) for h in others if h.get("bet")]
+        if not ponters:
+            return None
+        values = salon.banker_values(own, ponters)
+        return Assessment(
+            f"bank{points}", (Option("hit", values.hit), Option("stand", values.stand))
+        )
+    stake = mine.get("bet")
+    if not stake:
+        return None
+    alone = not any(h.get("bet") for h in others)
+    ponter = salon.ponter_values(own, alone)
+    return Assessment(
+        f"total{points}", (Option("hit", stake * ponter.hit), Option("stand", stake * ponter.stand))
+    )
+
+
 _ASSESS = {
     "blackjack": _assess_blackjack,
     "classic": _assess_classic,
     "banker36": _assess_banker36,
     "solo": _assess_solo,
+    "salon": _assess_salon,
 }
 
 
@@ -373,7 +425,7 @@ def prepare(variant: str) -> None:
     first decisions do): the strategy tables, and for `classic` the exact values of every
     hand against every up-card (about 1.5 s; they fill the per-up-card memo, so a process
     pool forked afterwards shares them)."""
-    from games.strategy import banker36, blackjack, classic, solo
+    from games.strategy import banker36, blackjack, classic, salon, solo
 
     if variant == "blackjack":
         blackjack.compute_strategy()
@@ -392,6 +444,8 @@ def prepare(variant: str) -> None:
         banker36.compute_strategy()
     elif variant == "solo":
         solo.compute_strategy()
+    elif variant == "salon":
+        salon.prepare()
 
 
 # --- a whole record -----------------------------------------------------------------------

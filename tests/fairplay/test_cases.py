@@ -31,11 +31,14 @@ pytestmark = [pytest.mark.django_db]
 
 
 def _game(player) -> Game:
-    """A finished game of the player's to hang reviewed decisions on."""
+    """A finished game of the player's to hang reviewed decisions on, counted as a
+    `banker36` game (the detector tests each player-bank variant against its own
+    population; a solo table is the quickest finished game to make)."""
     table = services.table_create(variant="solo", name=f"t{player.pk}")
     seat_take(table=table, player=player)
     game = Game.objects.get(table=table)
     closing.table_close(table=table)
+    Game.objects.filter(pk=game.pk).update(variant="banker36")
     return Game.objects.get(pk=game.pk)
 
 
@@ -48,7 +51,7 @@ def _leaks(giver, taker, losses: list[float]) -> Game:
         Decision(
             game=game,
             user=giver,
-            variant="solo",
+            variant="banker36",
             seat="s",
             number=start + i,
             round=1,
@@ -139,7 +142,7 @@ def test_flagged_players_leave_the_leaderboards_while_the_case_is_open(populatio
     feeder, bank = population["feeder"], population["bank"]
     for player in (feeder, bank, population["honest"][0]):
         _rated(player)
-    on_board = lambda: {row["username"] for row in leaderboard("solo")}  # noqa: E731
+    on_board = lambda: {row["username"] for row in leaderboard("banker36")}  # noqa: E731
     assert {"feeder", "bank", "h0"} <= on_board()
     (case,) = cases_open()
     assert "feeder" not in on_board() and "bank" not in on_board()

@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games.strategy.review import MISTAKE_EPSILON
+from insights import reviews as insights_reviews
 from insights.coach import situation_label
 from insights.models import Decision
 from insights.skill import MIN_DECISIONS, RATED, leaderboard, player_skills, skill_of
@@ -243,7 +244,7 @@ def test_staff_see_anyones_page_without_games_in_play_and_others_get_404(
     assert figure(html, "solo", "decisions") == str(Decision.objects.filter(user=ann).count())
 
 
-def test_salon_shows_results_but_no_decision_figures(client, make_user, settings):
+def test_salon_shows_results_and_its_reviewed_decisions(client, make_user, settings):
     settings.GAME_INTERLUDE_SECONDS = 3600
     ann, bob = make_user("ann"), make_user("bob")
     table = tables_services.table_create(variant="salon", name="Салон", created_by=ann)
@@ -260,11 +261,16 @@ def test_salon_shows_results_but_no_decision_figures(client, make_user, settings
     game = Game.objects.get(table=table)
     client.force_login(ann)
     html = client.get(reverse("stats")).content.decode()
-    section = variant_section(html, "salon")
     deals = [r for r in game.result["rounds"] if any(h["seat"] == "ann" for h in r["hands"])]
     assert figure(html, "salon", "rounds") == str(len(deals))
     assert figure(html, "salon", "net") == signed(game.result["deltas"]["ann"])
-    assert 'data-figure="decisions"' not in section and "не разбираются" in section
+    # salon's decisions are reviewed too (games.strategy.salon): bets, draws, the bank's.
+    insights_reviews.game_review(game)
+    html = client.get(reverse("stats")).content.decode()
+    reviewed = Decision.objects.filter(game=game, user=ann).count()
+    assert reviewed > 0
+    assert figure(html, "salon", "decisions") == str(reviewed)
+    assert "не разбираются" not in variant_section(html, "salon")
 
 
 # --- the skill rating and the leaderboard ------------------------------------------------------
@@ -383,7 +389,7 @@ def test_the_lobby_shows_each_rated_variants_leaderboard_with_one_query_each(cli
         response = client.get(reverse("lobby"))
     assert response.status_code == 200
     on_decisions = [q["sql"] for q in queries.captured_queries if "tables_decision" in q["sql"]]
-    assert len(on_decisions) == len(RATED) == 4
+    assert len(on_decisions) == len(RATED) == 5
     html = response.content.decode()
     assert "Рейтинг мастерства" in html and "по верхней границе" in html
     board = re.search(r'<div class="board" data-variant="solo">.*?</div>', html, re.S).group(0)
