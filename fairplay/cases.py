@@ -18,10 +18,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from fairplay.flows import flow_cases_open
+from fairplay.flows import chip_flow, flow_cases_open, flows_record
 from fairplay.leak import (
     PairLeak,
-    chip_flow,
     leaks_record,
     pair_leaks,
     window_start,
@@ -79,8 +78,9 @@ def case_evidence(
                 "chips": _figure(pair.chips),
                 "expected": _figure(pair.decisions * pair.reference),
                 "excess": _figure(pair.excess),
+                "kind": pair.kind,
                 "reference_per_decision": round(pair.reference, 4),
-                "deviation_per_decision": round(pair.deviation, 4),
+                "deviation_per_chip": round(pair.deviation, 4),
                 "z": round(pair.z, 2),
                 "threshold": settings.FAIRPLAY_LEAK_Z,
             },
@@ -165,8 +165,10 @@ def cases_open(*, now: datetime.datetime | None = None) -> list[Report]:
 
 
 def fairplay_scan(*, now: datetime.datetime | None = None, games: int | None = None) -> int:
-    """The periodic pass: new decisions' leaks, then the cases; how many cases touched."""
+    """The periodic pass: new decisions' leaks and new games' flows, then the cases; how
+    many cases touched."""
     leaks_record(games=games)
+    flows_record(games=games)
     touched = {case.pk for case in cases_open(now=now)}
     touched |= {case.pk for case in flow_cases_open(now=now)}
     return len(touched)

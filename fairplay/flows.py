@@ -4,7 +4,9 @@ when no single pair's decisions make a leak (a dump by folding leaves no decisio
 
 The flows are read from the games' settlements — every `settle` event of a finished
 `banker36` or `salon` game, each a ponter's win or loss against the banker of the moment —
-so they are exact per ordered pair and count every hand, decided or not.
+so they are exact per ordered pair and count every hand, decided or not. Each game is
+read once, when it has finished (`flows_record`, a `Flow` row per ordered pair that moved
+chips); a pass then sums rows in the window with one aggregate query.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet, Sum
 from django.utils import timezone
 
 from fairplay.leak import duels, window_start
 from fairplay.links import links_to
+from fairplay.models import Flow, FlowGame
 from moderation.models import Report
 from moderation.services import case_open
 from play.models import Game
@@ -31,27 +35,87 @@ FLOW_VARIANTS = ("banker36", "salon")
 EVIDENCE_KEY = "many_to_one"
 
 
-def bank_flows(*, since: datetime.datetime) -> dict[tuple[int, int], int]:
-    """Net chips from each giver to each taker at player-bank tables since `since`:
-    {(giver, taker): chips}, positive where the giver lost on balance to the taker."""
-    net: dict[tuple[int, int], int] = defaultdict(int)
+def _flow_games() -> QuerySet[Game]:
     # Not a tournament's stacks table (Table.stacks): its chips are the event's counters,
     # never a wallet's, so losing them feeds nobody.
-    games = Game.objects.filter(
+    return Game.objects.filter(
         variant__in=FLOW_VARIANTS,
         status=Game.Status.FINISHED,
-        finished_at__gte=since,
+        finished_at__isnull=False,
         table__stacks__isnull=True,
-    ).prefetch_related("events")
-    for game in games:
-        for ponter, banker, delta in duels(game):
-            if ponter is None or banker is None or ponter == banker:
-                continue
-            if delta < 0:
-                net[(ponter, banker)] += -delta
-            else:
-                net[(banker, ponter)] += delta
-    return {pair: chips for pair, chips in net.items() if chips}
+    )
+
+
+def game_flows(game: Game) -> dict[tuple[int, int], int]:
+    """What each player lost to each other in one game's settlements: {(giver, taker):
+    chips}, both directions of a pair apart (AI seats are no one's)."""
+    lost: dict[tuple[int, int], int] = defaultdict(int)
+    for ponter, banker, delta in duels(game):
+        if ponter is None or banker is None or ponter == banker:
+            continue
+        if delta < 0:
+            lost[(ponter, banker)] += -delta
+        elif delta > 0:
+            lost[(banker, ponter)] += delta
+    return dict(lost)
+
+
+def flows_record(*, games: int | None = None) -> int:
+    """Write the flows of every finished player-bank game not yet read (the oldest first;
+    `games` bounds one call); how many games were read. Each game's rows and its
+    `FlowGame` mark are written together, so a game is read exactly once."""
+    pending = (
+        _flow_games()
+        .filter(~Exists(FlowGame.objects.filter(game=OuterRef("pk"))))
+        .order_by("finished_at", "pk")
+    )
+    read = 0
+    for game in pending[:games] if games else pending:
+        rows = [
+            Flow(
+                game=game, giver_id=giver, taker_id=taker, chips=chips, finished_at=game.finished_at
+            )
+            for (giver, taker), chips in game_flows(game).items()
+        ]
+        with transaction.atomic():
+            _, fresh = FlowGame.objects.get_or_create(game=game)
+            if fresh:  # another pass may have read it meanwhile
+                Flow.objects.bulk_create(rows)
+        read += 1
+    return read
+
+
+def bank_flows(*, since: datetime.datetime) -> dict[tuple[int, int], int]:
+    """Net chips from each giver to each taker at player-bank tables since `since`:
+    {(giver, taker): chips}, positive where the giver lost on balance to the taker
+    (the recorded flows, `flows_record`, summed in one query)."""
+    return {
+        (row["giver"], row["taker"]): row["chips"]
+        for row in Flow.objects.filter(finished_at__gte=since)
+        .values("giver", "taker")
+        .annotate(chips=Sum("chips"))
+        if row["chips"]
+    }
+
+
+def chip_flow(first_id: int, second_id: int, *, since: datetime.datetime) -> dict[str, int]:
+    """Chips won and lost between two players at player-bank tables since `since`, from
+    the recorded flows: {"games" (where chips moved between them), "to_first",
+    "to_second", "net_to_first"}."""
+    pair = (first_id, second_id)
+    rows = Flow.objects.filter(giver_id__in=pair, taker_id__in=pair, finished_at__gte=since)
+    moved = {
+        (row["giver"], row["taker"]): row["chips"]
+        for row in rows.values("giver", "taker").annotate(chips=Sum("chips"))
+    }
+    to_first = moved.get((second_id, first_id), 0) if first_id != second_id else 0
+    to_second = moved.get((first_id, second_id), 0) if first_id != second_id else 0
+    return {
+        "games": rows.values("game").distinct().count(),
+        "to_first": to_first,
+        "to_second": to_second,
+        "net_to_first": to_first - to_second,
+    }
 
 
 @dataclass(frozen=True)

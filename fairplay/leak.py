@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
+from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Count, Exists, F, OuterRef, QuerySet, Sum
+from django.db.models import Avg, Case, Count, Exists, F, FloatField, OuterRef, QuerySet, Sum, When
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from fairplay.models import Leak
@@ -45,9 +48,28 @@ def _taker(state: Mapping[str, Any], seat: str) -> str | None:
     return max(bettors, key=lambda p: bets[p]) if bettors else None
 
 
-def takers_by_action(record: Mapping[str, Any]) -> dict[int, str]:
-    """Who gains from each seated action of the record (`_taker`), by action number
-    (pure: the record replayed through the rules engine)."""
+def _stake(state: Mapping[str, Any], seat: str) -> int:
+    """The chips a decision is played for: a bet's largest offer; a draw's bet (the duel's
+    at `banker36`, the ponter's own at `salon`); a `salon` banker's, every bet in the
+    deal. The test compares decisions per chip at stake (docs/fair-play.md)."""
+    turn = engine.legal_actions(state)
+    if turn is None or turn["seat"] != seat:
+        return 0
+    for offer in turn["actions"]:
+        if offer["action"] == "bet":
+            return int(max(offer.get("amounts") or [offer.get("max") or 0]))
+    view = engine.view(state, seat)
+    if state["variant"] == "banker36":
+        return int(((view.get("circle") or {}).get("duel") or {}).get("bet") or 0)
+    hands = (view.get("deal") or {}).get("hands") or []
+    if seat == state.get("banker"):
+        return sum(int(h.get("bet") or 0) for h in hands if h.get("role") != "banker")
+    return next((int(h.get("bet") or 0) for h in hands if h["seat"] == seat), 0)
+
+
+def takers_by_action(record: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
+    """Who gains from each seated action of the record (`_taker`) and the chips at stake
+    (`_stake`), by action number (pure: the record replayed through the rules engine)."""
     state, _ = engine.new_game(
         record["variant"],
         seats=record["seats"],
@@ -56,15 +78,25 @@ def takers_by_action(record: Mapping[str, Any]) -> dict[int, str]:
         deck=record.get("deck"),
         seed=record.get("seed"),
     )
-    takers: dict[int, str] = {}
+    takers: dict[int, tuple[str, int]] = {}
     for number, action in enumerate(record["actions"]):
         seat = action.get("seat")
         if seat is not None:
             taker = _taker(state, seat)
             if taker is not None:
-                takers[number] = taker
+                takers[number] = (taker, _stake(state, seat))
         state, _ = engine.apply(state, action)
     return takers
+
+
+_KIND = re.compile(r"[a-z]*")
+
+
+def decision_kind(situation: str) -> str:
+    """A decision's kind from its situation code (games.strategy.review): "bet" (bet:A),
+    "total" (total14), "stake" (stake14), "bank" (bank16), "hard", "soft", "pair"."""
+    match = _KIND.match(situation)
+    return match.group(0)[:8] if match else ""
 
 
 def leaks_record(*, games: int | None = None) -> int:
@@ -82,7 +114,8 @@ def leaks_record(*, games: int | None = None) -> int:
         made_at = game.finished_at or game.started_at
         rows = []
         for decision in pending.filter(game=game):
-            taker = users.get(takers.get(decision.number, ""))
+            seat, stake = takers.get(decision.number, ("", 0))
+            taker = users.get(seat)
             rows.append(
                 Leak(
                     decision=decision,
@@ -91,6 +124,8 @@ def leaks_record(*, games: int | None = None) -> int:
                     giver_id=decision.user_id,
                     taker_id=taker if taker != decision.user_id else None,
                     loss=decision.loss,
+                    kind=decision_kind(decision.situation),
+                    stake=stake,
                     made_at=made_at,
                 )
             )
@@ -101,7 +136,8 @@ def leaks_record(*, games: int | None = None) -> int:
 
 @dataclass(frozen=True)
 class Baseline:
-    """Honest play per decision: the population's mean and variance of the loss."""
+    """Honest play per decision of one kind: the population's mean and variance of the
+    loss."""
 
     decisions: int
     mean: float
@@ -114,16 +150,18 @@ class Baseline:
 
 @dataclass(frozen=True)
 class PairLeak:
-    """What `giver` lost toward `taker`'s bank, against what honest play would have."""
+    """What `giver` lost toward `taker` in one kind of decision, against what honest play
+    would have lost in as many decisions of that kind."""
 
     giver_id: int
     taker_id: int
     decisions: int
     chips: float
-    reference: float  # expected loss per decision of honest play for this giver
-    deviation: float
+    reference: float  # honest play's expected loss per decision, in chips at these stakes
+    deviation: float  # honest play's standard deviation per chip at stake
     z: float
     variant: str = "banker36"  # the population it was tested against
+    kind: str = ""  # the kind of decision it was tested on (`decision_kind`)
 
     @property
     def excess(self) -> float:
@@ -142,27 +180,44 @@ def window_start(now: datetime.datetime | None = None) -> datetime.datetime:
     return (now or timezone.now()) - datetime.timedelta(days=settings.FAIRPLAY_LEAK_WINDOW_DAYS)
 
 
-def baseline(*, since: datetime.datetime, variant: str = "banker36") -> Baseline:
-    """The variant's population loss per decision since `since` (every leak row, rings
-    included: they are few, and they can only raise the bar they are measured against)."""
-    row = Leak.objects.filter(made_at__gte=since, game__variant=variant).aggregate(
-        n=Count("id"), mean=Avg("loss"), square=Avg(F("loss") * F("loss"))
+def _per_chip() -> Case:
+    """A leak row's loss per chip at stake (a row without a stake counts as one chip)."""
+    return Case(
+        When(stake__gt=0, then=F("loss") / Cast(F("stake"), FloatField())),
+        default=F("loss"),
+        output_field=FloatField(),
     )
-    n, mean, square = row["n"] or 0, row["mean"] or 0.0, row["square"] or 0.0
-    variance = (square - mean * mean) * n / (n - 1) if n > 1 else 0.0
-    return Baseline(decisions=n, mean=mean, variance=variance)
+
+
+def baselines(*, since: datetime.datetime, variant: str = "banker36") -> dict[str, Baseline]:
+    """The variant's population loss per chip at stake since `since`, per decision kind
+    (every leak row, rings included: they are few, and they can only raise the bar they
+    are measured against)."""
+    out = {}
+    for row in (
+        Leak.objects.filter(made_at__gte=since, game__variant=variant)
+        .annotate(per=_per_chip())
+        .values("kind")
+        .annotate(n=Count("id"), mean=Avg("per"), square=Avg(F("per") * F("per")))
+    ):
+        n, mean, square = row["n"] or 0, row["mean"] or 0.0, row["square"] or 0.0
+        variance = (square - mean * mean) * n / (n - 1) if n > 1 else 0.0
+        out[row["kind"]] = Baseline(decisions=n, mean=mean, variance=variance)
+    return out
 
 
 def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
     """Every ordered pair's leak in the window (FAIRPLAY_LEAK_WINDOW_DAYS), tested; a pair
     that met in several variants keeps its strongest test.
 
-    The one-sided z-test, per variant: with `n` the giver's decisions toward the taker
-    and `S` the chips they lost, z = (S − n·μ) / (σ·√n), where σ² is the variant's
-    population variance per decision and μ honest play's mean for this giver — the
-    population's, or the giver's own toward every other taker when they made at least
-    FAIRPLAY_LEAK_OWN_DECISIONS there and it is higher (a weak player loses to every
-    bank alike: that is not a leak toward one). Three aggregate queries per variant."""
+    The one-sided z-test, per variant and per kind of decision, on the loss per chip at
+    stake (docs/fair-play.md, "The test"): with `n` the giver's decisions of that kind
+    toward the taker and `P` the sum of their losses per chip, z = (P − n·μ) / (σ·√n),
+    where σ² is the variant's population variance per decision of that kind and μ honest
+    play's mean for this giver — the population's, or the giver's own toward every other
+    taker when they made at least FAIRPLAY_LEAK_OWN_DECISIONS decisions there and it is
+    higher (a weak player loses to every bank alike: that is not a leak toward one). A
+    pair keeps its largest z. Three aggregate queries per variant."""
     since = window_start(now)
     strongest: dict[tuple[int, int], PairLeak] = {}
     for variant in LEAK_VARIANTS:
@@ -174,30 +229,57 @@ def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
 
 
 def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairLeak]:
-    base = baseline(since=since, variant=variant)
-    if base.decisions < 2 or base.deviation == 0.0:
-        return []
-    rows = Leak.objects.filter(made_at__gte=since, game__variant=variant)
-    givers = {
-        r["giver"]: (r["n"], r["chips"] or 0.0)
-        for r in rows.values("giver").annotate(n=Count("id"), chips=Sum("loss"))
-    }
-    out = []
-    for r in (
-        rows.filter(taker__isnull=False)
-        .values("giver", "taker")
-        .annotate(n=Count("id"), chips=Sum("loss"))
-    ):
-        n, chips = r["n"], r["chips"] or 0.0
-        all_n, all_chips = givers[r["giver"]]
-        reference = base.mean
-        if all_n - n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
-            reference = max(reference, (all_chips - chips) / (all_n - n))
-        z = (chips - n * reference) / (base.deviation * math.sqrt(n))
-        out.append(
-            PairLeak(r["giver"], r["taker"], n, chips, reference, base.deviation, z, variant)
+    """Each ordered pair's strongest kind of decision in one variant, tested."""
+    bases = baselines(since=since, variant=variant)
+    rows = (
+        Leak.objects.filter(made_at__gte=since, game__variant=variant)
+        .annotate(per=_per_chip())
+        .annotate(
+            at_stake=Case(When(stake__gt=0, then=F("stake")), default=1),
         )
-    return out
+    )
+    sums = {"n": Count("id"), "chips": Sum("loss"), "per": Sum("per"), "staked": Sum("at_stake")}
+    # The giver's decisions and losses per kind, toward everyone.
+    given: dict[tuple[int, str], tuple[int, float]] = {
+        (r["giver"], r["kind"]): (r["n"], r["per"] or 0.0)
+        for r in rows.values("giver", "kind").annotate(n=Count("id"), per=Sum("per"))
+    }
+    pairs = list(rows.filter(taker__isnull=False).values("giver", "taker", "kind").annotate(**sums))
+    # Every kind together: all the giver's decisions, and those toward each taker.
+    given_all: dict[int, int] = defaultdict(int)
+    for (giver, _kind), (n, _per) in given.items():
+        given_all[giver] += n
+    toward: dict[tuple[int, int], int] = defaultdict(int)
+    for r in pairs:
+        toward[(r["giver"], r["taker"])] += r["n"]
+    strongest: dict[tuple[int, int], PairLeak] = {}
+    for r in pairs:
+        base = bases.get(r["kind"])
+        if base is None or base.decisions < 2 or base.deviation == 0.0:
+            continue
+        giver, taker, n, per = r["giver"], r["taker"], r["n"], r["per"] or 0.0
+        reference = base.mean  # per chip at stake
+        all_n, all_per = given[(giver, r["kind"])]
+        # The giver's own rate toward the others, when they made enough decisions there.
+        elsewhere = given_all[giver] - toward[(giver, taker)]
+        if elsewhere >= settings.FAIRPLAY_LEAK_OWN_DECISIONS and all_n > n:
+            reference = max(reference, (all_per - per) / (all_n - n))
+        z = (per - n * reference) / (base.deviation * math.sqrt(n))
+        expected = reference * (r["staked"] or 0)  # in chips, at the stakes played
+        pair = PairLeak(
+            giver_id=giver,
+            taker_id=taker,
+            decisions=n,
+            chips=r["chips"] or 0.0,
+            reference=expected / n,
+            deviation=base.deviation,
+            z=z,
+            variant=variant,
+            kind=r["kind"],
+        )
+        if (giver, taker) not in strongest or z > strongest[(giver, taker)].z:
+            strongest[(giver, taker)] = pair
+    return list(strongest.values())
 
 
 def worst_decisions(
@@ -229,31 +311,3 @@ def duels(game: Game) -> Iterator[tuple[int | None, int | None, int]]:
                         yield users.get(hand["seat"]), bank, int(hand["delta"])
             elif event["type"] == "settle" and event.get("delta") is not None:  # banker36
                 yield users.get(event["seat"]), banker, int(event["delta"])
-
-
-def chip_flow(first_id: int, second_id: int, *, since: datetime.datetime) -> dict[str, int]:
-    """Chips won and lost between two players in their `banker36` duels since `since`,
-    from the duels' settlements (each a ponter's `settle` against the banker of the
-    moment): {"games", "to_first", "to_second", "net_to_first"}."""
-    # The games where one of them decided against the other's bank (a game where every
-    # choice between them was forced leaves no decision, and is not counted): read from
-    # the leak rows, not by scanning every game's players.
-    pair = (first_id, second_id)
-    met = Leak.objects.filter(giver_id__in=pair, taker_id__in=pair, made_at__gte=since)
-    games = Game.objects.filter(pk__in=met.values("game_id")).order_by("pk")
-    to_first = to_second = played = 0
-    for game in games.prefetch_related("events"):
-        played += 1
-        for ponter, banker, delta in duels(game):  # delta: the ponter's win (+) or loss (−)
-            if (ponter, banker) == (first_id, second_id):
-                to_first += max(delta, 0)
-                to_second += max(-delta, 0)
-            elif (ponter, banker) == (second_id, first_id):
-                to_second += max(delta, 0)
-                to_first += max(-delta, 0)
-    return {
-        "games": played,
-        "to_first": to_first,
-        "to_second": to_second,
-        "net_to_first": to_first - to_second,
-    }

@@ -77,6 +77,12 @@ class Leak(models.Model):
         related_name="+",
     )
     loss = models.FloatField(_("потеря в фишках"))
+    # The decision's kind (`leak.decision_kind`: "bet", "total", "stake", "bank"): honest
+    # play is measured per kind, since a cautious bet and a bad draw lose on other scales.
+    kind = models.CharField(_("вид решения"), max_length=8, default="", blank=True)
+    # The chips the decision was played for (`leak._stake`): the test compares losses per
+    # chip at stake, so a big bettor's ordinary mistakes do not look like a leak.
+    stake = models.PositiveIntegerField(_("на кону"), default=0)
     made_at = models.DateTimeField(_("когда"), default=timezone.now)
 
     class Meta:
@@ -89,3 +95,64 @@ class Leak(models.Model):
 
     def __str__(self) -> str:
         return f"{self.giver_id} → {self.taker_id}: {self.loss}"
+
+
+class Flow(models.Model):
+    """The chips one player lost to another in one finished player-bank game (`banker36`,
+    `salon`), from its settlements: `giver` lost `chips` to `taker` there (a ponter's
+    loss to the banker, or the banker's payout to a ponter; both directions of a pair
+    are rows of their own). Written once per game by `fairplay.flows.flows_record`, so
+    that the many-to-one signal sums rows instead of reading every game's events on every
+    pass."""
+
+    game = models.ForeignKey(
+        "play.Game", verbose_name=_("игра"), on_delete=models.CASCADE, related_name="+"
+    )
+    giver = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кто отдал"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    taker = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("кому"),
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    chips = models.PositiveIntegerField(_("фишек"))
+    finished_at = models.DateTimeField(_("игра окончена"))
+
+    class Meta:
+        verbose_name = _("поток фишек")
+        verbose_name_plural = _("потоки фишек")
+        constraints = [
+            models.UniqueConstraint(fields=["game", "giver", "taker"], name="fairplay_flow_once")
+        ]
+        indexes = [
+            models.Index(fields=["finished_at"], name="fairplay_flow_time"),
+            models.Index(fields=["giver", "taker"], name="fairplay_flow_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.giver_id} → {self.taker_id}: {self.chips}"
+
+
+class FlowGame(models.Model):
+    """A finished player-bank game whose flows are written (with or without rows: a game
+    of AI seats moves no player's chips), so that no pass reads it again."""
+
+    game = models.OneToOneField(
+        "play.Game",
+        verbose_name=_("игра"),
+        on_delete=models.CASCADE,
+        related_name="+",
+        primary_key=True,
+    )
+
+    class Meta:
+        verbose_name = _("игра с записанными потоками")
+        verbose_name_plural = _("игры с записанными потоками")
+
+    def __str__(self) -> str:
+        return f"flows of game {self.game_id}"

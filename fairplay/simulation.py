@@ -1,6 +1,8 @@
-"""A measured detector (issue 32, item 4): a population plays `banker36` through the real
-services — honest players at the AI levels, and rings in which one player feeds a
-partner's bank — and the detector (reviews, leaks, the z-test) is run as play goes on.
+"""A measured detector (issue 32, item 4): a population plays `banker36` or `salon`
+through the real services — honest players at the AI levels, and rings in which one
+player feeds a partner's bank — and the detector (reviews, leaks, the z-test) is run as
+play goes on. A `salon` game is one shoe, its bank held by one seat (the next game's by
+the next): "banks" below are games at either table.
 
 Rings:
 * **dump** — when the partner holds the bank, the feeder takes the option the coach
@@ -31,6 +33,7 @@ from django.test import override_settings
 
 from accounts.models import LedgerEntry
 from accounts.services import chips_transfer, grants_account, wallet_for
+from fairplay.flows import flows_record
 from fairplay.leak import leaks_record, pair_leaks
 from fairplay.models import Leak
 from games import ai, engine
@@ -42,8 +45,12 @@ from play.services import closing, moves, seating
 from tables import services
 from tables.models import Table
 
-VARIANT = "banker36"
-STAKE, ENTRY_LIMIT = 10, 100
+VARIANTS = ("banker36", "salon")
+# The tables' limits: banker36's stake of 10; salon's bets of 10 to 100.
+TABLE_FIELDS: dict[str, dict[str, int]] = {
+    "banker36": {"stake": 10, "entry_limit": 100},
+    "salon": {"min_bet": 10, "max_bet": 100, "entry_limit": 100},
+}
 # A wallet below this is topped up from the grants account between sessions, so that a
 # feeder who lost its chips keeps playing (a ring refills its feeders the same way).
 TOP_UP_BELOW, TOP_UP_TO = 2_000, 10_000
@@ -117,33 +124,36 @@ def _move_of(option: Any) -> dict[str, Any]:
     return move
 
 
-def _soft(legal: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _soft(legal: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Risk nothing: the smallest bet, and stand at once; None where neither is offered
+    (a cut: the member's level plays it)."""
     by_name = {a["action"]: a for a in legal}
     if "bet" in by_name and by_name["bet"].get("amounts"):
         return {"action": "bet", "amount": min(by_name["bet"]["amounts"])}
+    if "bet" in by_name and "min" in by_name["bet"]:  # salon: any amount from the minimum
+        return {"action": "bet", "amount": by_name["bet"]["min"]}
     if "stand" in by_name:
         return {"action": "stand"}
-    choice = legal[0]
-    move = {"action": choice["action"]}
-    if choice.get("amounts"):
-        move["amount"] = min(choice["amounts"])
-    return move
+    return None
 
 
 def decide(member: Member, state: Mapping[str, Any], seat: str, bank_user: int | None) -> Any:
     """The member's action for `seat` on turn, from the seat's view and legal actions."""
+    variant = state["variant"]
     view = engine.view(state, seat)
     turn = engine.legal_actions(state)
     assert turn is not None and turn["seat"] == seat
     legal = turn["actions"]
     feeding = member.partner_id is not None and member.partner_id == bank_user
     if feeding and member.style == "dump":
-        assessment = assess(VARIANT, view)
+        assessment = assess(variant, view)
         if assessment is not None:
             return _move_of(min(assessment.options, key=lambda option: option.value))
     if feeding and member.style == "soft":
-        return _soft(legal)
-    move = dict(ai.choose_action(VARIANT, member.level, view, legal))
+        soft = _soft(legal)
+        if soft is not None:
+            return soft
+    move = dict(ai.choose_action(variant, member.level, view, legal))
     move.pop("seat", None)
     return move
 
@@ -199,13 +209,9 @@ def _play_table(
             after_bank()
 
 
-def _table_for(members: Sequence[Member], name: str) -> Table:
+def _table_for(members: Sequence[Member], name: str, variant: str) -> Table:
     table = services.table_create(
-        variant=VARIANT,
-        name=name,
-        stake=STAKE,
-        entry_limit=ENTRY_LIMIT,
-        created_by=members[0].user,
+        variant=variant, name=name, created_by=members[0].user, **TABLE_FIELDS[variant]
     )
     for member in members:
         seating.seat_take(table=table, player=member.user)
@@ -220,6 +226,7 @@ def _look(rings: Sequence[Ring]) -> None:
     """Run the detector; note each ring's decisions (the feeder's and the bank's, all of
     them) when its pair is first flagged."""
     leaks_record()
+    flows_record()
     flagged = {(p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged}
     for ring in rings:
         if ring.flagged_after is None and (ring.feeder_id, ring.bank_id) in flagged:
@@ -241,12 +248,14 @@ def simulate(
     seed: str = "fairplay",
     prefix: str = "sim",
     report: Callable[[str], None] | None = None,
+    variant: str = "banker36",
 ) -> Outcome:
-    """Make the population, play `sessions` sessions — each ring's table `ring_banks`
-    banks a session (a ring plays together often) — and measure the detector."""
+    """Make the population, play `sessions` sessions of `variant` — each ring's table
+    `ring_banks` banks a session (a ring plays together often) — and measure the
+    detector."""
     rng = random.Random(seed)
     User = get_user_model()
-    levels = ai.LEVELS[VARIANT]
+    levels = ai.LEVELS[variant]
     make = lambda name: User.objects.create_user(  # noqa: E731
         username=f"{prefix}_{name}", password=None, email=f"{prefix}_{name}@example.com"
     )
@@ -279,7 +288,7 @@ def simulate(
                 size = HONEST_PER_TABLE if len(pool) != HONEST_PER_TABLE + 1 else 2
                 groups.append([pool.pop() for _ in range(min(size, len(pool)))])
             for index, group in enumerate(groups):
-                table = _table_for(group, f"sim {session}.{index}")
+                table = _table_for(group, f"sim {session}.{index}", variant)
                 ring_table = group[0].ring is not None
                 _play_table(
                     table,

@@ -38,7 +38,9 @@ def _record() -> dict:
 def test_a_ponters_decisions_feed_the_banker_and_the_bankers_the_largest_stake():
     record = _record()
     takers = takers_by_action(record)
-    assert takers == {0: "a", 1: "a", 2: "a", 3: "a", 4: "c"}
+    # (who gains, the chips at stake): a bet's largest offer, a draw's own bet, the
+    # banker's every bet in the deal
+    assert takers == {0: ("a", 100), 1: ("a", 100), 2: ("a", 20), 3: ("a", 50), 4: ("c", 70)}
     reviewed = {d["n"]: d for d in review_record(record)}
     assert reviewed[2]["situation"] == "total8" and reviewed[2]["best"]["action"] == "hit"
     assert reviewed[2]["loss"] > 0  # standing on 8 gives the bank chips

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from fairplay.leak import chip_flow, window_start
+from fairplay.flows import chip_flow
+from fairplay.leak import window_start
 from fairplay.simulation import simulate
 
 pytestmark = pytest.mark.django_db
@@ -29,3 +30,28 @@ def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
     flow = chip_flow(ring.bank_id, ring.feeder_id, since=window_start())
     assert flow["games"] > 0 and flow["to_first"] + flow["to_second"] > 0, flow
     assert flow["net_to_first"] == flow["to_first"] - flow["to_second"]
+
+
+def test_a_salon_dumping_ring_is_flagged_and_honest_pairs_are_not():
+    """The same at `salon`: the feeder, a ponter at the partner's bank, bets the most on
+    the hands the coach values least and draws or stands against the coach's play. A
+    salon game is a whole shoe and is reviewed when it ends, so the detector sees a ring
+    shoe by shoe (about 65 of the pair's decisions each, the banker's draws among them):
+    the bound is on the feeder's decisions toward the bank."""
+    lines: list[str] = []
+    outcome = simulate(
+        honest=4,
+        dumping=1,
+        soft=0,
+        sessions=2,
+        ring_banks=6,
+        seed="t",
+        report=lines.append,
+        variant="salon",
+    )
+    print("\n".join(lines), outcome.summary(), sep="\n")
+    (ring,) = outcome.rings
+    assert ring.flagged_after is not None and ring.toward_bank <= 200, lines
+    assert outcome.honest_pairs > 0
+    assert outcome.honest_flagged == 0
+    assert outcome.precision == 1.0

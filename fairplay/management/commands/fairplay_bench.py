@@ -8,11 +8,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from fairplay.simulation import simulate
+from fairplay.simulation import VARIANTS, simulate
 
 
 class Command(BaseCommand):
-    help = "Simulate honest players and rings at banker36 and measure the fair-play detector."
+    help = "Simulate honest players and rings (banker36 or salon); measure the fair-play detector."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--honest", type=int, default=24, help="honest players")
@@ -22,6 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--ring-banks", type=int, default=12, help="banks per ring a session")
         parser.add_argument("--seed", default="fairplay")
         parser.add_argument("--prefix", default="sim", help="the simulated players' name prefix")
+        parser.add_argument("--variant", choices=VARIANTS, default="banker36")
 
     def handle(self, *args: Any, **options: Any) -> None:
         outcome = simulate(
@@ -33,6 +34,7 @@ class Command(BaseCommand):
             seed=options["seed"],
             prefix=options["prefix"],
             report=self.stdout.write,
+            variant=options["variant"],
         )
         for ring in outcome.rings:
             self.stdout.write(
