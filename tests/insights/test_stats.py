@@ -271,6 +271,11 @@ def test_salon_shows_results_and_its_reviewed_decisions(client, make_user, setti
     assert reviewed > 0
     assert figure(html, "salon", "decisions") == str(reviewed)
     assert "не разбираются" not in variant_section(html, "salon")
+    # The replay shows each of ann's reviewed decisions in the games' words.
+    steps = client.get(reverse("game_replay_data", args=[game.pk])).json()["steps"]
+    labels = [step["decision"]["label"] for step in steps if step.get("decision")]
+    assert len(labels) == reviewed
+    assert all(re.fullmatch(r"(ставка на|банк:)? ?\d+ очк(о|а|ов)", label) for label in labels)
 
 
 # --- the skill rating and the leaderboard ------------------------------------------------------
