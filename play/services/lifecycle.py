@@ -355,7 +355,7 @@ def _after(
             game.clock_starts_at = now + seconds(pause)
         game.deadline = now + seconds(pause + wait)
         if wait and not entry.get("ai") and entry.get("user"):
-            _announce_decision_on_commit(table, game, seat_id, entry["user"])
+            announce_decision_on_commit(table, game, seat_id, entry["user"])
     # What a transition changes (every other field is saved where it is changed): not the
     # game's players, options and seeds again with every move.
     store.row_update(game, list(_TRANSITION_FIELDS), later=later)
@@ -434,8 +434,9 @@ def _announce_ended(game_id: int) -> None:
     game_ended.send_robust(sender=Game, game_id=game_id)
 
 
-def _announce_decision_on_commit(table: Table, game: Game, seat_id: str, user_id: int) -> None:
-    """`play.signals.decision_started`, once this transaction commits."""
+def announce_decision_on_commit(table: Table, game: Game, seat_id: str, user_id: int) -> None:
+    """`play.signals.decision_started`, once this transaction commits: a transition gave a
+    person's decision its clock, or the host's resume restarted it."""
     if not decision_started.has_listeners(Game):
         return
     started = {

@@ -21,6 +21,7 @@ from play.models import Game
 from play.services.deadlines import decision_due_play
 from play.services.errors import PlayError
 from play.services.lifecycle import (
+    announce_decision_on_commit,
     deal,
     end_game,
     rules_applied,
@@ -312,4 +313,10 @@ def game_resume(*, table: Table, by: Any) -> dict[str, Any]:
     game.deadline = None if clockless else wall.now() + datetime.timedelta(milliseconds=remaining)
     game.save(update_fields=["paused_remaining_ms", "deadline"])
     frames_on_commit(table, game, [{"type": "resumed"}])
+    # A person's clock runs again: their decision is announced (a «Ваш ход» push, if
+    # they are not looking), as when a transition starts it — a decision reached during
+    # the pause was never announced.
+    entry = game.player_entry(game.deadline_seat) or {}
+    if game.deadline is not None and remaining and entry.get("user") and not entry.get("ai"):
+        announce_decision_on_commit(table, game, game.deadline_seat, entry["user"])
     return {"version": table.version}

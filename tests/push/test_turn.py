@@ -161,3 +161,32 @@ async def test_a_malformed_visibility_note_is_refused_naming_its_field(make_user
     assert (refusal["code"], refusal["field"]) == ("bad_message", "visible")
     await client.close()
     assert not await database_sync_to_async(PageView.objects.exists)()
+
+
+async def test_a_resumed_clock_announces_the_decision_it_runs_again(
+    make_user, vapid, browser, push_service
+):
+    """A decision that went unannounced (the player was looking, or not yet subscribed)
+    is announced when the host's resume starts its clock again: the player may have
+    walked away during the pause."""
+    table, users = await database_sync_to_async(classic_started)(make_user)
+    game, on_turn = await database_sync_to_async(_on_turn)(table.pk)
+    host = next(u for u in users.values() if u.username == "ann")
+    await database_sync_to_async(_subscribed)(on_turn, push_service.endpoint(), browser.keys)
+    await database_sync_to_async(lambda: moves.game_pause(table=table, by=host))()
+    await asyncio.sleep(0.3)
+    assert push_service.received == []  # subscribed after the clock started: nothing yet
+    await database_sync_to_async(lambda: moves.game_resume(table=table, by=host))()
+    (push,) = await _pushes_to(push_service, "browser-1", 1)
+    game, _ = await database_sync_to_async(_on_turn)(table.pk)
+    left = (game.deadline - timezone.now()).total_seconds()
+    assert left - 3 <= int(push.headers["ttl"]) <= left + 1
+    kinds = await database_sync_to_async(
+        lambda: list(Notice.objects.filter(user=on_turn).values_list("kind", "key"))
+    )()
+    assert kinds == [("turn", f"{game.pk}:{game.state['version']}")]
+    # Paused and resumed again: the same decision is not announced twice.
+    await database_sync_to_async(lambda: moves.game_pause(table=table, by=host))()
+    await database_sync_to_async(lambda: moves.game_resume(table=table, by=host))()
+    await asyncio.sleep(0.3)
+    assert len(push_service.received) == 1
