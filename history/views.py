@@ -24,6 +24,9 @@ GAMES_PER_PAGE = 20
 
 
 def _unit(game: Game) -> str:
+    if game.table.stacks is not None:
+        # A sit-and-go's table: its chips are the event's counters, not the wallet's.
+        return str(_("турнирные фишки"))
     return str(
         {
             "chips": _("фишки"),

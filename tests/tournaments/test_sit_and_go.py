@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import Q
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import LedgerEntry
@@ -156,6 +158,12 @@ def test_the_game_end_ranks_by_final_stack_and_pays_the_places(make_user, varian
         assert game.state["shoe"]["shuffles"] <= seats
     else:
         assert game.state["banks_played"] <= seats
+    # The history names the unit: the event's chips, not the wallet's.
+    client = Client()
+    client.force_login(users[0])
+    row = client.get(reverse("history")).content.decode()
+    row = row[row.index(f'data-game="{game.pk}"') :]
+    assert "турнирные фишки" in row[: row.index("</tr>")]
     record = _record(game)
     code, output = verified(record)
     assert code == 0, output
