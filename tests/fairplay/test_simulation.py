@@ -1,5 +1,5 @@
 """The detector measured at a small scale (issue 32, item 4): a population plays
-`banker36` through the real services; a dumping ring is flagged within 200 of its
+`banker36` and `salon` through the real services; a dumping ring is flagged within 200 of its
 decisions, honest pairs are not."""
 
 from __future__ import annotations

@@ -62,6 +62,21 @@ async def _pushes_to(service: Any, name: str, count: int) -> list[Any]:
     raise AssertionError(f"{name} got {len(pushes)} pushes, not {count}")
 
 
+async def _left(table_id: int, user: Any) -> None:
+    """Wait until the server has handled the socket's close (its presence row gone): until
+    then the page still counts as looking, and a busy machine can take a moment."""
+    from play.models import Presence
+
+    for _ in range(200):  # up to 10 s
+        gone = not await database_sync_to_async(
+            Presence.objects.filter(table_id=table_id, user=user).exists
+        )()
+        if gone:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the closed socket still counts as present")
+
+
 async def _say_visible(client: TableClient, visible: bool) -> None:
     await client.send({"type": "visibility", "visible": visible})
     # No answer: wait until the server has written what it heard (up to 10 s: a loaded
@@ -140,6 +155,7 @@ async def test_without_a_socket_the_turn_is_pushed_once_per_table_until_the_play
     client = await _opened(table.pk, on_turn)
     await _say_visible(client, True)
     await client.close()
+    await _left(table.pk, on_turn)
     await database_sync_to_async(_the_other_plays)(table.pk, on_turn)
     assert len(push_service.received) == 2
 
