@@ -214,10 +214,11 @@ def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
     stake (docs/fair-play.md, "The test"): with `n` the giver's decisions of that kind
     toward the taker and `P` the sum of their losses per chip, z = (P − n·μ) / (σ·√n),
     where σ² is the variant's population variance per decision of that kind and μ honest
-    play's mean for this giver — the population's, or the giver's own toward every other
-    taker when they made at least FAIRPLAY_LEAK_OWN_DECISIONS decisions there and it is
-    higher (a weak player loses to every bank alike: that is not a leak toward one). A
-    pair keeps its largest z. Three aggregate queries per variant."""
+    play's rate for this pair — the population's, raised to the giver's own toward every
+    other taker (a weak player loses to every bank alike) or to the others' toward this
+    taker (a bank everyone loses more to is not fed by one), each where there are at
+    least FAIRPLAY_LEAK_OWN_DECISIONS decisions to measure it. A pair keeps its largest
+    z. Three aggregate queries per variant."""
     since = window_start(now)
     strongest: dict[tuple[int, int], PairLeak] = {}
     for variant in LEAK_VARIANTS:
@@ -250,8 +251,13 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
     for (giver, _kind), (n, _per) in given.items():
         given_all[giver] += n
     toward: dict[tuple[int, int], int] = defaultdict(int)
+    # What everyone gave each taker, per kind: (decisions, losses per chip).
+    received: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
     for r in pairs:
         toward[(r["giver"], r["taker"])] += r["n"]
+        total = received[(r["taker"], r["kind"])]
+        total[0] += r["n"]
+        total[1] += r["per"] or 0.0
     strongest: dict[tuple[int, int], PairLeak] = {}
     for r in pairs:
         base = bases.get(r["kind"])
@@ -264,6 +270,13 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
         elsewhere = given_all[giver] - toward[(giver, taker)]
         if elsewhere >= settings.FAIRPLAY_LEAK_OWN_DECISIONS and all_n > n:
             reference = max(reference, (all_per - per) / (all_n - n))
+        # What the others lose toward this taker, when they made enough decisions: a bank
+        # everyone loses more to (its size sets the bets offered, its seat the order of
+        # play) is not being fed by one of them.
+        received_n, received_per = received[(taker, r["kind"])]
+        others_n, others_per = received_n - n, received_per - per
+        if others_n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
+            reference = max(reference, others_per / others_n)
         z = (per - n * reference) / (base.deviation * math.sqrt(n))
         expected = reference * (r["staked"] or 0)  # in chips, at the stakes played
         pair = PairLeak(

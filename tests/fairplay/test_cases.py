@@ -221,3 +221,22 @@ def test_the_scan_command_opens_the_case(population):
     call_command("fairplay_scan", stdout=out)
     assert out.getvalue().strip() == "cases opened or updated: 1"
     assert Report.objects.filter(partner=population["feeder"], status="open").exists()
+
+
+def test_a_bank_everyone_loses_more_to_is_not_fed_by_one_of_them(make_user):
+    """Every player loses more toward one bank (its size sets the bets it offers): measured
+    against what the others lose there, no honest pair is a leak — and a feeder who loses
+    far more than they do still is."""
+    rng = random.Random(7)
+    players = [make_user(f"p{i}") for i in range(6)]
+    big = make_user("big")
+    for giver in players:
+        for taker in players:
+            if giver != taker:
+                _leaks(giver, taker, [rng.choice([0, 0, 0, 0.1, 0.2]) for _ in range(40)])
+        _leaks(giver, big, [rng.choice([0.2, 0.3, 0.4, 0.5]) for _ in range(60)])
+    assert [p for p in pair_leaks() if p.flagged] == []
+    feeder = make_user("feeder")
+    _leaks(feeder, big, [rng.choice([1.5, 2.0, 2.5]) for _ in range(30)])
+    flagged = [(p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged]
+    assert flagged == [(feeder.pk, big.pk)]
