@@ -223,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "strategy", help="print a variant's computed optimal chart and expected return"
     )
     strategy.add_argument(
-        "--variant", required=True, choices=("blackjack", "classic", "banker36", "solo")
+        "--variant", required=True, choices=("blackjack", "classic", "banker36", "solo", "salon")
     )
     strategy.set_defaults(run=_strategy)
 

@@ -5,6 +5,8 @@
 * `banker36` — the duel's optimal draw/stand play, the first-card EV (bet signal) and the
   expected return per chip.
 * `solo` — the same duel without five pictures: optimal play and the return per coin bet.
+* `salon` — a ponter's best play against the rules' banker, a bet's value, and the
+  banker's values against the coach's ponters (`games.strategy.salon`, a stated model).
 
 Pure computation: standard library only, deterministic, memoised per process.
 `main_strategy(variant)` returns the text `python -m games strategy --variant KEY` prints.
@@ -30,7 +32,7 @@ __all__ = [
     "solo",
 ]
 
-VARIANTS = ("blackjack", "classic", "banker36", "solo")
+VARIANTS = ("blackjack", "classic", "banker36", "solo", "salon")
 
 _UPCARDS = "23456789TA"
 _LEGEND = "H hit   S stand   Dh double, else hit   Ds double, else stand   P split"
@@ -173,7 +175,7 @@ def format_chart(strategy: BlackjackStrategy | ClassicStrategy | Banker36Strateg
 def main_strategy(variant: str) -> str:
     """The text of `python -m games strategy --variant KEY`.
 
-    Raises ValueError for a variant without a strategy computation (`salon`).
+    Raises ValueError for a variant without a strategy computation.
     """
     if variant == "blackjack":
         return format_chart(blackjack.compute_strategy())
@@ -183,6 +185,10 @@ def main_strategy(variant: str) -> str:
         return format_chart(banker36.compute_strategy())
     if variant == "solo":
         return format_chart(solo.compute_strategy())
+    if variant == "salon":
+        from games.strategy import salon
+
+        return salon.format_chart()
     raise ValueError(
         f"no strategy computation for variant {variant!r}; available: {', '.join(VARIANTS)}"
     )

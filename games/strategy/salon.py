@@ -341,3 +341,66 @@ __all__ = [
     "prepare",
     "total",
 ]
+
+
+# --- the printed chart (`python -m games strategy --variant salon`) --------------------------
+
+
+def _two_card_hands() -> list[tuple[Hand, float]]:
+    """Every two-card hand with its chance from the full shoe."""
+    n = sum(FULL_SHOE)
+    out = []
+    for first in range(10):
+        for second in range(first, 10):
+            ways = FULL_SHOE[first] * (FULL_SHOE[second] - (first == second))
+            chance = ways / (n * (n - 1)) * (1 if first == second else 2)
+            out.append((add(add(EMPTY, first), second), chance))
+    return out
+
+
+def expected_return(alone: bool = False) -> float:
+    """A ponter's expected result per chip with a flat bet and the coach's play."""
+    return sum(chance * bet_value(hand, alone) for hand, chance in _two_card_hands())
+
+
+def format_chart() -> str:
+    """The coach's ponter play and the value of a bet, by the two cards' total."""
+    rows: dict[tuple[bool, int], list[tuple[Hand, float]]] = {}
+    for hand, chance in _two_card_hands():
+        if is_natural(hand):
+            continue
+        hard = sum((rank + 1) * count for rank, count in enumerate(hand))
+        rows.setdefault((total(hand) != hard, total(hand)), []).append((hand, chance))
+
+    def play(hands: list[tuple[Hand, float]], alone: bool) -> str:
+        draws = {ponter_draws(hand, alone) for hand, _ in hands}
+        return "D/S" if len(draws) > 1 else ("D" if draws == {True} else "S")
+
+    def per_chip(hands: list[tuple[Hand, float]]) -> float:
+        mass = sum(chance for _, chance in hands)
+        return sum(chance * bet_value(hand, False) for hand, chance in hands) / mass
+
+    lines = [
+        "salon ponter: draw or stand after two cards, against a banker who draws below 17 "
+        "(two 52-card decks; the banker's natural takes every stake; docs/strategy.md)",
+        "D draw   S stand   D/S depends on the cards   "
+        "(with others: other ponters bet too; alone: the only ponter with a bet)",
+        "",
+        f"{'Total':<10}{'with others':>12}{'alone':>8}{'bet EV per chip':>18}",
+    ]
+    for soft in (False, True):
+        for points in sorted(t for s, t in rows if s == soft):
+            hands = rows[(soft, points)]
+            label = f"{'soft' if soft else 'hard'} {points}"
+            lines.append(
+                f"{label:<10}{play(hands, False):>12}{play(hands, True):>8}"
+                f"{per_chip(hands):>+18.4f}"
+            )
+    natural = add(add(EMPTY, ACE), TEN)
+    lines += [
+        f"{'natural':<10}{'-':>12}{'-':>8}{bet_value(natural, False):>+18.4f}",
+        "",
+        "Expected return per chip bet, a flat bet and this play (exact under the model): "
+        f"{expected_return():+.5f} (alone: {expected_return(True):+.5f})",
+    ]
+    return "\n".join(lines)

@@ -11,6 +11,7 @@ from games.strategy import (
     classic,
     format_chart,
     main_strategy,
+    salon,
     solo,
 )
 
@@ -82,7 +83,17 @@ def test_format_chart_renders_any_computed_strategy():
     assert format_chart(banker36.compute_strategy()) == main_strategy("banker36")
 
 
-@pytest.mark.parametrize("variant", ["salon", "poker"])
+def test_salon_text_has_the_play_by_two_card_total_and_the_return_line():
+    text = main_strategy("salon")
+    rows = _table(text, "Total")
+    assert [" ".join(row[:2]) for row in rows][:3] == ["hard 4", "hard 5", "hard 6"]
+    plays = {" ".join(row[:2]): (row[2], row[3]) for row in rows if row[0] != "natural"}
+    assert plays["hard 12"] == ("D", "D") and plays["hard 13"] == ("S", "D")
+    assert plays["hard 16"] == ("S", "S") and plays["soft 17"] == ("D", "D")
+    assert f"{salon.expected_return():+.5f}" in text
+
+
+@pytest.mark.parametrize("variant", ["poker"])
 def test_variants_without_a_strategy_computation_are_refused(variant):
     assert variant not in VARIANTS
     with pytest.raises(ValueError, match="no strategy computation"):
