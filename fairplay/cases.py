@@ -23,6 +23,7 @@ from fairplay.leak import (
     PairLeak,
     leaks_record,
     pair_leaks,
+    reviews_settled,
     window_start,
     worst_decisions,
 )
@@ -165,8 +166,9 @@ def cases_open(*, now: datetime.datetime | None = None) -> list[Report]:
 
 
 def fairplay_scan(*, now: datetime.datetime | None = None, games: int | None = None) -> int:
-    """The periodic pass: new decisions' leaks and new games' flows, then the cases; how
-    many cases touched."""
+    """The periodic pass: the settled part of the games in play reviewed, new decisions'
+    leaks and new games' flows, then the cases; how many cases touched."""
+    reviews_settled(games=games)
     leaks_record(games=games)
     flows_record(games=games)
     touched = {case.pk for case in cases_open(now=now)}

@@ -26,6 +26,7 @@ from django.utils import timezone
 from fairplay.models import Leak
 from games import engine
 from insights.models import Decision
+from insights.reviews import game_review
 from play.models import Game
 from play.services.records import game_record
 
@@ -87,6 +88,41 @@ def takers_by_action(record: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
                 takers[number] = (taker, _stake(state, seat))
         state, _ = engine.apply(state, action)
     return takers
+
+
+def settled_upto(record: Mapping[str, Any]) -> int:
+    """How many of the record's actions lead up to its last settlement (a `banker36`
+    duel, a `salon` deal): what is reviewed of a game in play, every card of it shown."""
+    state, _ = engine.new_game(
+        record["variant"],
+        seats=record["seats"],
+        options=record.get("options") or {},
+        first_banker=record.get("first_banker"),
+        deck=record.get("deck"),
+        seed=record.get("seed"),
+    )
+    upto = 0
+    for number, action in enumerate(record["actions"]):
+        state, events = engine.apply(state, action)
+        if any(event["type"] == "settle" for event in events):
+            upto = number + 1
+    return upto
+
+
+def reviews_settled(*, games: int | None = None) -> int:
+    """Review every player-bank game in play up to its last settlement (a `salon` game is
+    a whole shoe, reviewed in full only when it ends); how many decisions were stored."""
+    playing = Game.objects.filter(
+        variant__in=LEAK_VARIANTS, status=Game.Status.PLAYING
+    ).select_related("table")
+    stored = 0
+    for game in playing.order_by("pk")[:games] if games else playing.order_by("pk"):
+        if game.reviewed_actions >= len(game.actions):
+            continue  # nothing played since the last look
+        upto = settled_upto(game_record(game))
+        if upto > game.reviewed_actions:
+            stored += game_review(game, upto=upto)
+    return stored
 
 
 _KIND = re.compile(r"[a-z]*")

@@ -34,7 +34,7 @@ from django.test import override_settings
 from accounts.models import LedgerEntry
 from accounts.services import chips_transfer, grants_account, wallet_for
 from fairplay.flows import flows_record
-from fairplay.leak import leaks_record, pair_leaks
+from fairplay.leak import leaks_record, pair_leaks, reviews_settled
 from fairplay.models import Leak
 from games import ai, engine
 from games.strategy.review import assess
@@ -178,10 +178,12 @@ def _play_table(
     table: Table,
     members: dict[int, Member],
     games: int,
-    after_bank: Callable[[], None] | None = None,
+    look: Callable[[], None] | None = None,
 ) -> None:
     """`games` banks at the table, every decision through live play's services; each bank
-    reviewed as it ends (as insights does on `game_ended`), then `after_bank`."""
+    reviewed as it ends (as insights does on `game_ended`). `look` runs the detector
+    after every settlement (a duel, a deal) and at each bank's end, as a scan that comes
+    while a long game goes on reads its settled part (fairplay.leak.reviews_settled)."""
     host = table.created_by
     for _ in range(games):
         game = moves.game_start(table=table, by=host)
@@ -190,10 +192,14 @@ def _play_table(
         if game is None:
             return
         number = game.number
+        settled = len(game.state["rounds"])
         for _step in range(MOVES_PER_GAME):
             game = Game.objects.get(table=table, number=number)
             if game.status != Game.Status.PLAYING:
                 break
+            if look is not None and len(game.state["rounds"]) > settled:
+                settled = len(game.state["rounds"])
+                look()
             turn = engine.legal_actions(game.state)
             if turn is None:
                 break
@@ -205,8 +211,8 @@ def _play_table(
         else:  # pragma: no cover - a bank always ends
             raise AssertionError(f"game {game.pk} did not end")
         game_review(Game.objects.get(table=table, number=number))
-        if after_bank is not None:
-            after_bank()
+        if look is not None:
+            look()
 
 
 def _table_for(members: Sequence[Member], name: str, variant: str) -> Table:
@@ -225,6 +231,7 @@ def _close(table: Table) -> None:
 def _look(rings: Sequence[Ring]) -> None:
     """Run the detector; note each ring's decisions (the feeder's and the bank's, all of
     them) when its pair is first flagged."""
+    reviews_settled()
     leaks_record()
     flows_record()
     flagged = {(p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged}
@@ -294,9 +301,9 @@ def simulate(
                     table,
                     by_user,
                     games=ring_banks if ring_table else BANKS_PER_SEAT * len(group),
-                    # A ring's table is looked at after every bank, so that "decisions until
-                    # flagged" is counted to the bank, not to the session.
-                    after_bank=(lambda: _look(rings)) if ring_table else None,
+                    # A ring's table is looked at after every settlement, so that "decisions
+                    # until flagged" is counted to the duel or deal, not to the session.
+                    look=(lambda: _look(rings)) if ring_table else None,
                 )
                 _close(table)
             _look(rings)

@@ -30,12 +30,16 @@ def _players(game: Game) -> dict[str, int]:
     return {p["id"]: p["user"] for p in game.players if p.get("user")}
 
 
-def game_review(game: Game | int) -> int:
-    """Store the decisions of `game` not reviewed yet; return how many were stored."""
+def game_review(game: Game | int, *, upto: int | None = None) -> int:
+    """Store the decisions of `game` not reviewed yet; return how many were stored.
+
+    `upto` reviews only the game's first `upto` actions: a game in play up to its last
+    settled round, whose cards are public (fair play reads a long `salon` shoe while it
+    goes on, fairplay.leak.reviews_settled); the rest is reviewed later, from there."""
     if not isinstance(game, Game):
         game = Game.objects.select_related("table").get(pk=game)
     done = game.reviewed_actions
-    total = len(game.actions)
+    total = len(game.actions) if upto is None else min(upto, len(game.actions))
     players = _players(game)
     if game.variant not in REVIEWED or not players or done >= total:
         if done < total:
@@ -44,6 +48,8 @@ def game_review(game: Game | int) -> int:
             )
         return 0
     record = game_record(game)
+    if total < len(record["actions"]):
+        record = {**record, "actions": record["actions"][:total]}
     decisions = [
         Decision(
             game=game,

@@ -96,3 +96,45 @@ def test_each_variant_is_tested_against_its_own_population(make_user):
     assert list(flagged) == [(feeder.pk, bank.pk)]
     assert flagged[(feeder.pk, bank.pk)].variant == "banker36"
     assert flagged[(feeder.pk, bank.pk)].deviation < salon_deviation / 10
+
+
+@pytest.mark.django_db
+def test_a_salon_shoe_in_play_is_reviewed_up_to_its_last_settled_deal(make_user):
+    """A salon game is a whole shoe: the scan reviews what is settled while it goes on,
+    and nothing of the deal in progress (its cards are not shown yet)."""
+    import random
+
+    from fairplay.leak import reviews_settled, settled_upto
+    from play.models import Game
+    from play.services import moves, seating
+    from play.services.records import game_record
+    from tables import services
+    from tests.play.live_helpers import play_step, playing
+
+    ann, bob = make_user("ann"), make_user("bob")
+    table = services.table_create(variant="salon", name="Салон", created_by=ann)
+    seating.seat_take(table=table, player=ann)
+    seating.seat_take(table=table, player=bob)
+    moves.game_start(table=table, by=ann)
+    rng = random.Random(3)
+    users = {ann.pk: ann, bob.pk: bob}
+    game = playing(table)
+    while len(game.state["rounds"]) < 2 or engine_turn_is_a_bet(game):
+        play_step(table, users, rng, game.number)
+        game = playing(table)
+    # In the third deal, after its bets: the first two deals are settled.
+    upto = settled_upto(game_record(game))
+    assert 0 < upto < len(game.actions)
+    assert reviews_settled() > 0
+    game = Game.objects.get(pk=game.pk)
+    assert game.reviewed_actions == upto
+    numbers = set(Decision.objects.filter(game=game).values_list("number", flat=True))
+    assert numbers and max(numbers) < upto
+    assert reviews_settled() == 0  # nothing settled since
+
+
+def engine_turn_is_a_bet(game) -> bool:
+    from games import engine
+
+    turn = engine.legal_actions(game.state)
+    return turn is None or turn["actions"][0]["action"] in ("bet", "cut")
