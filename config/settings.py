@@ -328,11 +328,14 @@ FAIRPLAY_TRACE_RETENTION_DAYS = env.int("FAIRPLAY_TRACE_RETENTION_DAYS", default
 FAIRPLAY_LINK_SCORE_APART = env.int("FAIRPLAY_LINK_SCORE_APART", default=3)
 # The directed EV leak's test (fairplay.leak, docs/fair-play.md "The test"): over the last
 # FAIRPLAY_LEAK_WINDOW_DAYS, an ordered pair with at least FAIRPLAY_LEAK_MIN_DECISIONS
-# decisions toward one bank is flagged when its one-sided z reaches FAIRPLAY_LEAK_Z; a
+# decisions toward one bank (FAIRPLAY_LEAK_MIN_KIND_DECISIONS of the kind tested) is
+# flagged when its one-sided z reaches FAIRPLAY_LEAK_Z; a
 # giver's own loss rate toward other banks counts as honest play's once they made at least
 # FAIRPLAY_LEAK_OWN_DECISIONS there.
 FAIRPLAY_LEAK_WINDOW_DAYS = env.int("FAIRPLAY_LEAK_WINDOW_DAYS", default=30)
 FAIRPLAY_LEAK_MIN_DECISIONS = env.int("FAIRPLAY_LEAK_MIN_DECISIONS", default=20)
+# ... of which at least this many of the kind tested (a bet, a draw, a salon banker's draw).
+FAIRPLAY_LEAK_MIN_KIND_DECISIONS = env.int("FAIRPLAY_LEAK_MIN_KIND_DECISIONS", default=10)
 FAIRPLAY_LEAK_Z = env.float("FAIRPLAY_LEAK_Z", default=4.0)
 FAIRPLAY_LEAK_OWN_DECISIONS = env.int("FAIRPLAY_LEAK_OWN_DECISIONS", default=50)
 # Many-to-one chip flows (docs/fair-play.md "Chip flows"): a player who won on balance, at

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+import statistics
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from fairplay.models import Leak
 from games import engine
 from insights.models import Decision
 from insights.reviews import game_review
+from lib.functions import JSONArrayLength
 from play.models import Game
 from play.services.records import game_record
 
@@ -112,13 +114,15 @@ def settled_upto(record: Mapping[str, Any]) -> int:
 def reviews_settled(*, games: int | None = None) -> int:
     """Review every player-bank game in play up to its last settlement (a `salon` game is
     a whole shoe, reviewed in full only when it ends); how many decisions were stored."""
-    playing = Game.objects.filter(
-        variant__in=LEAK_VARIANTS, status=Game.Status.PLAYING
-    ).select_related("table")
+    playing = (
+        Game.objects.filter(variant__in=LEAK_VARIANTS, status=Game.Status.PLAYING)
+        .annotate(actions_count=JSONArrayLength("actions"))
+        .filter(reviewed_actions__lt=F("actions_count"))  # played since the last look
+        .select_related("table")
+        .order_by("pk")
+    )
     stored = 0
-    for game in playing.order_by("pk")[:games] if games else playing.order_by("pk"):
-        if game.reviewed_actions >= len(game.actions):
-            continue  # nothing played since the last look
+    for game in playing[:games] if games else playing:
         upto = settled_upto(game_record(game))
         if upto > game.reviewed_actions:
             stored += game_review(game, upto=upto)
@@ -142,7 +146,9 @@ def leaks_record(*, games: int | None = None) -> int:
     pending = Decision.objects.filter(variant__in=LEAK_VARIANTS).filter(
         ~Exists(Leak.objects.filter(decision=OuterRef("pk")))
     )
-    game_ids = list(pending.values_list("game_id", flat=True).distinct().order_by("game_id"))
+    # The newest games first: after a rebuild (the migration that gave rows their kind and
+    # stake) the window's recent play is tested before old games are written again.
+    game_ids = list(pending.values_list("game_id", flat=True).distinct().order_by("-game_id"))
     written = 0
     for game in Game.objects.filter(pk__in=game_ids[:games] if games else game_ids):
         takers = takers_by_action(game_record(game))
@@ -198,6 +204,7 @@ class PairLeak:
     z: float
     variant: str = "banker36"  # the population it was tested against
     kind: str = ""  # the kind of decision it was tested on (`decision_kind`)
+    volume: int = 0  # the giver's decisions of every kind toward the taker, in the variant
 
     @property
     def excess(self) -> float:
@@ -207,7 +214,8 @@ class PairLeak:
     @property
     def flagged(self) -> bool:
         return (
-            self.decisions >= settings.FAIRPLAY_LEAK_MIN_DECISIONS
+            max(self.volume, self.decisions) >= settings.FAIRPLAY_LEAK_MIN_DECISIONS
+            and self.decisions >= settings.FAIRPLAY_LEAK_MIN_KIND_DECISIONS
             and self.z >= settings.FAIRPLAY_LEAK_Z
         )
 
@@ -216,13 +224,30 @@ def window_start(now: datetime.datetime | None = None) -> datetime.datetime:
     return (now or timezone.now()) - datetime.timedelta(days=settings.FAIRPLAY_LEAK_WINDOW_DAYS)
 
 
-def _per_chip() -> Case:
-    """A leak row's loss per chip at stake (a row without a stake counts as one chip)."""
+# The kinds measured per chip at stake: a `salon` banker's draw is valued against every
+# bet in the deal, which is the ponters' choice, not his. Every other decision is measured
+# in chips: a ponter's stake is his own choice, and betting big before a dumped draw is
+# part of what he gives.
+PER_CHIP_KINDS = ("bank",)
+
+
+def _measure() -> Case:
+    """A leak row's loss as the test measures it: per chip at stake for PER_CHIP_KINDS (a
+    row without a stake counts as one chip), else in chips."""
     return Case(
-        When(stake__gt=0, then=F("loss") / Cast(F("stake"), FloatField())),
+        When(
+            kind__in=PER_CHIP_KINDS,
+            stake__gt=0,
+            then=F("loss") / Cast(F("stake"), FloatField()),
+        ),
         default=F("loss"),
         output_field=FloatField(),
     )
+
+
+def _staked() -> Case:
+    """The chips a row's measure is per: its stake for PER_CHIP_KINDS, else one."""
+    return Case(When(kind__in=PER_CHIP_KINDS, stake__gt=0, then=F("stake")), default=1)
 
 
 def baselines(*, since: datetime.datetime, variant: str = "banker36") -> dict[str, Baseline]:
@@ -232,7 +257,7 @@ def baselines(*, since: datetime.datetime, variant: str = "banker36") -> dict[st
     out = {}
     for row in (
         Leak.objects.filter(made_at__gte=since, game__variant=variant)
-        .annotate(per=_per_chip())
+        .annotate(per=_measure())
         .values("kind")
         .annotate(n=Count("id"), mean=Avg("per"), square=Avg(F("per") * F("per")))
     ):
@@ -270,51 +295,47 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
     bases = baselines(since=since, variant=variant)
     rows = (
         Leak.objects.filter(made_at__gte=since, game__variant=variant)
-        .annotate(per=_per_chip())
-        .annotate(
-            at_stake=Case(When(stake__gt=0, then=F("stake")), default=1),
-        )
+        .annotate(per=_measure())
+        .annotate(at_stake=_staked())
     )
     sums = {"n": Count("id"), "chips": Sum("loss"), "per": Sum("per"), "staked": Sum("at_stake")}
-    # The giver's decisions and losses per kind, toward everyone.
+    # The giver's decisions and measured losses per kind, toward everyone.
     given: dict[tuple[int, str], tuple[int, float]] = {
         (r["giver"], r["kind"]): (r["n"], r["per"] or 0.0)
         for r in rows.values("giver", "kind").annotate(n=Count("id"), per=Sum("per"))
     }
     pairs = list(rows.filter(taker__isnull=False).values("giver", "taker", "kind").annotate(**sums))
-    # Every kind together: all the giver's decisions, and those toward each taker.
-    given_all: dict[int, int] = defaultdict(int)
-    for (giver, _kind), (n, _per) in given.items():
-        given_all[giver] += n
-    toward: dict[tuple[int, int], int] = defaultdict(int)
-    # What everyone gave each taker, per kind: (decisions, losses per chip).
-    received: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    toward: dict[tuple[int, int], int] = defaultdict(int)  # every kind: the pair's volume
+    # Each giver's rate toward each taker, per kind: (decisions, measured loss).
+    rates: dict[tuple[int, str], list[tuple[int, int, float]]] = defaultdict(list)
     for r in pairs:
         toward[(r["giver"], r["taker"])] += r["n"]
-        total = received[(r["taker"], r["kind"])]
-        total[0] += r["n"]
-        total[1] += r["per"] or 0.0
+        rates[(r["taker"], r["kind"])].append((r["giver"], r["n"], r["per"] or 0.0))
     strongest: dict[tuple[int, int], PairLeak] = {}
     for r in pairs:
         base = bases.get(r["kind"])
         if base is None or base.decisions < 2 or base.deviation == 0.0:
             continue
         giver, taker, n, per = r["giver"], r["taker"], r["n"], r["per"] or 0.0
-        reference = base.mean  # per chip at stake
+        reference = base.mean
+        # The giver's own rate in this kind toward the others, when there are enough
+        # decisions to measure it: a weak player loses to every bank alike.
         all_n, all_per = given[(giver, r["kind"])]
-        # The giver's own rate toward the others, when they made enough decisions there.
-        elsewhere = given_all[giver] - toward[(giver, taker)]
-        if elsewhere >= settings.FAIRPLAY_LEAK_OWN_DECISIONS and all_n > n:
+        if all_n - n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
             reference = max(reference, (all_per - per) / (all_n - n))
-        # What the others lose toward this taker, when they made enough decisions: a bank
-        # everyone loses more to (its size sets the bets offered, its seat the order of
-        # play) is not being fed by one of them.
-        received_n, received_per = received[(taker, r["kind"])]
-        others_n, others_per = received_n - n, received_per - per
-        if others_n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
-            reference = max(reference, others_per / others_n)
+        # The others' rate in this kind toward this taker: a bank everyone loses more to
+        # (its size sets the bets it offers) is not fed by one of them. The median of the
+        # other givers' rates, each measured on enough decisions and at least three of
+        # them, so that a second feeder of the same bank cannot hide the first.
+        others = [
+            other_per / other_n
+            for other, other_n, other_per in rates[(taker, r["kind"])]
+            if other != giver and other_n >= settings.FAIRPLAY_LEAK_MIN_KIND_DECISIONS
+        ]
+        if len(others) >= 3:
+            reference = max(reference, statistics.median(others))
         z = (per - n * reference) / (base.deviation * math.sqrt(n))
-        expected = reference * (r["staked"] or 0)  # in chips, at the stakes played
+        expected = reference * (r["staked"] or 0)  # in chips (per chip: at the stakes played)
         pair = PairLeak(
             giver_id=giver,
             taker_id=taker,
@@ -325,6 +346,7 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
             z=z,
             variant=variant,
             kind=r["kind"],
+            volume=toward[(giver, taker)],
         )
         if (giver, taker) not in strongest or z > strongest[(giver, taker)].z:
             strongest[(giver, taker)] = pair

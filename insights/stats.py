@@ -27,7 +27,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -42,6 +42,7 @@ from insights.coach import situation_label
 from insights.models import Decision
 from insights.reviews import games_review
 from insights.skill import MIN_DECISIONS, Skill, leaderboards, player_skills
+from lib.functions import JSONArrayLength
 from play.db.selectors import games_seating
 from play.models import Game
 from tables.parts import Parts
@@ -52,16 +53,6 @@ from tables.variants import VARIANTS, Variant
 REVIEW_LIMIT = 200
 # The value-lost chart's bars: the costliest kinds of decision.
 KINDS_SHOWN = 10
-
-
-class JSONArrayLength(Func):
-    """The length of a JSON array column (SQLite's json_array_length; jsonb on PostgreSQL)."""
-
-    function = "JSON_ARRAY_LENGTH"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler: Any, conn: Any, **extra: Any) -> Any:
-        return super().as_sql(compiler, conn, function="JSONB_ARRAY_LENGTH", **extra)
 
 
 def review_pending(user: Any) -> None:

@@ -6,8 +6,8 @@ decision's value needs a model of the other side. The model (docs/strategy.md, "
 * **The banker, as a ponter sees him**, plays the rule of the AI banker (docs/rules/
   salon.md §7): he draws while his best total is below 17, at most three cards.
 * **A ponter, as the banker sees him**, plays the coach's own best play against that
-  banker (below), and the banker knows of him what the table shows: the stake and how many
-  cards he holds.
+  banker (below); his hand is conditioned on how many cards he holds, and his stake
+  weighs his result (the hand is not conditioned on the stake's size).
 * **Cards.** A seat conditions on its own cards only: the shoe is the two full decks
   (104 cards) minus the seat's own. Other hands, the cards of earlier deals and how deep
   the shoe is are not counted (a card counter would gain a little from them).

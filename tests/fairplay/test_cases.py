@@ -240,3 +240,22 @@ def test_a_bank_everyone_loses_more_to_is_not_fed_by_one_of_them(make_user):
     _leaks(feeder, big, [rng.choice([1.5, 2.0, 2.5]) for _ in range(30)])
     flagged = [(p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged]
     assert flagged == [(feeder.pk, big.pk)]
+
+
+def test_two_feeders_of_one_bank_do_not_hide_each_other(make_user):
+    """The others' rate toward a bank is their median: a second feeder of the same bank,
+    who gave it far more decisions than the honest players did, does not raise the bar
+    the first is measured against (as a mean of every decision toward the bank would)."""
+    rng = random.Random(11)
+    players = [make_user(f"q{i}") for i in range(3)]
+    bank = make_user("bank")
+    for giver in players:
+        _leaks(giver, bank, [rng.choice([0, 0, 0, 0.1, 0.4]) for _ in range(10)])
+        for taker in players:
+            if giver != taker:
+                _leaks(giver, taker, [rng.choice([0, 0, 0, 0.1, 0.4]) for _ in range(30)])
+    feeders = [make_user("feeder1"), make_user("feeder2")]
+    for feeder in feeders:
+        _leaks(feeder, bank, [rng.choice([3.0, 3.5, 4.0]) for _ in range(400)])
+    flagged = sorted((p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged)
+    assert flagged == sorted((feeder.pk, bank.pk) for feeder in feeders)
