@@ -68,17 +68,20 @@ run: $(STAMP)
 
 # The suite on every core (pytest-xdist): a process per core, each with its own test
 # database and Redis database (config/test_settings.py). --dist loadscope keeps a module's
-# tests in one process, so that the browser and the servers a module starts start once.
+# tests in one process, so that the browser and the servers a module starts start once;
+# --no-loadscope-reorder hands the modules out in tests/conftest.py's order, longest
+# first (the default would order them by their number of tests).
 # TEST_WORKERS=0 runs in this process (for a debugger).
 TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 test: $(STAMP) $(ASYNCAPI_SCHEMA)
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
+	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
 
 # The inner loop: everything but the browser tests (e2e) and the tests that start servers
 # of their own (slow: daphne, Celery, redis-server), with a tenth of the property tests'
 # examples unless HYPOTHESIS_PROFILE=ci.
 test-fast: $(STAMP) $(ASYNCAPI_SCHEMA)
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not e2e and not slow" $(PYTEST_ARGS)
+	$(BIN)/pytest $(XDIST) -m "not e2e and not slow" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

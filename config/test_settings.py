@@ -16,6 +16,13 @@ os.environ.setdefault("TABLE_OPENS_PER_HOUR", "100000")
 os.environ.setdefault("CLASSIC_ROUND_PAUSE_SECONDS", "0.5")
 # None in blackjack unless a test asks for it: its tests play many rounds on the AI's clock.
 os.environ.setdefault("BLACKJACK_ROUND_PAUSE_SECONDS", "0")
+# The test database's commits do not wait for the write-ahead log to reach the disk: a
+# commit is as visible to every other session as before, and a test database is never
+# kept past its run. The waits were a good part of every flush between transactional
+# tests (a TRUNCATE of every table, then content types and permissions written again,
+# commit by commit). libpq reads PGOPTIONS on connecting, here and in every process the
+# tests start (daphne, Celery, manage.py).
+os.environ.setdefault("PGOPTIONS", "-c synchronous_commit=off")
 # Tests claim the bonus and enter freerolls with accounts made a moment ago;
 # tests/fairplay checks the minimum age and decisions with their own values.
 os.environ.setdefault("FREE_CHIPS_MIN_ACCOUNT_AGE_DAYS", "0")

@@ -46,29 +46,61 @@ _DATABASE_FIXTURES = frozenset(
 )
 
 
-# The modules that take longest, first: pytest-xdist hands modules out in this order, so
-# that no process is left running one of them at the end while the others wait. Within a
-# module the order stays as written.
+# pytest-xdist hands a module's tests to one process (`make test`: --dist loadscope), module
+# after module in the order of the collection (--no-loadscope-reorder; its default would
+# order them by their number of tests). The order: the modules that take longest first (as
+# measured: whole-suite runs on 2 cores), so that no process is left running one of them at
+# the end while the others wait; the rest after them as collected. "e2e:NAME" stands for
+# the browser modules of daphne environment NAME (tests/e2e/daphne_envs.py) not listed on
+# their own: they follow each other, so that a process keeps its daphne from one to the
+# next. Within a module the order stays as written.
 _LONGEST_FIRST = (
     "tests/e2e/test_table_phone.py",
-    "tests/e2e/test_lobby.py",
+    "e2e:one-game",
     "tests/play/test_live_properties.py",
+    "tests/e2e/test_lobby.py",
+    "tests/e2e/test_history.py",
+    "tests/e2e/test_pages.py",
+    "e2e:pages",
+    "tests/integration/test_faults.py",
+    "tests/games/test_ai_review.py",
     "tests/benchmarks/test_bench_live.py",
-    "tests/integration/",
     "tests/games/test_properties.py",
-    "tests/e2e/",
+    "e2e:ticker",
+    "tests/contract/test_protocol_examples.py",
+    "e2e:quick-rounds",
+    "tests/bot/test_bot_plays_in_process.py",
+    "tests/chat/test_chat_socket.py",
+    "tests/play/test_ws_errors.py",
+    "tests/play/test_live_races.py",
+    "tests/play/test_fair_play.py",
+    "e2e:seed-intercepted",
+    "e2e:blackjack-round-pause",
+    "tests/integration/",
+    "tests/tournaments/",
+    "tests/bot/",
 )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        path = Path(item.path).relative_to(config.rootpath).as_posix()
-        return next(
-            (i for i, prefix in enumerate(_LONGEST_FIRST) if path.startswith(prefix)),
-            len(_LONGEST_FIRST),
-        )
+def _place(item: pytest.Item) -> int:
+    from tests.e2e.daphne_envs import daphne_env_name
 
-    items.sort(key=rank)
+    path = Path(item.path).relative_to(item.config.rootpath).as_posix()
+    for i, entry in enumerate(_LONGEST_FIRST):
+        if (entry.endswith("/") and path.startswith(entry)) or path == entry:
+            return i
+    if path.startswith("tests/e2e/"):
+        block = f"e2e:{daphne_env_name(getattr(item, 'module', None))}"
+        if block in _LONGEST_FIRST:
+            return _LONGEST_FIRST.index(block)
+    return len(_LONGEST_FIRST)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Last: after pytest's own reordering (by fixture scope), which would otherwise have
+    # the last word. A stable sort: a module's tests keep their order.
+    items.sort(key=_place)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -3,8 +3,8 @@
 - `daphne_server`: daphne as a subprocess on a free port, on pytest-django's test database
   (the SQLite file named by TEST_DATABASE_NAME, or PostgreSQL with DATABASE_URL) and
   Redis when REDIS_URL is set, DEBUG on; ready once /healthz answers. It serves module
-  after module while they ask for the same `daphne_env` (a start is seconds of the
-  suite's time). Tests that use it
+  after module while they ask for the same environment (`DAPHNE_ENV`, a name from
+  tests/e2e/daphne_envs.py; a start is seconds of the suite's time). Tests that use it
   also take `transactional_db`, so that what they write is committed and daphne sees it;
   `demo_tables` runs `manage.py demo_setup` on that database.
 - `browser`: Debian's chromium (/usr/bin/chromium, headless, --no-sandbox: we may run as
@@ -53,6 +53,7 @@ from contract.reading import Problem, read
 from contract.tournament import TournamentFrame
 from tests.conftest import REQUIRE_SERVICES, _missing
 from tests.contract.frames import spec_problem, table_frame_problem
+from tests.e2e.daphne_envs import ENVS, daphne_env_name
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -148,11 +149,11 @@ class DaphneServer:
 
 
 @pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    """Extra environment for the module's daphne; a test module overrides this fixture,
-    for example to run the deadline ticker (AI moves, timeouts, the next game) with short
-    delays: {"DEADLINE_TICKER": "1", "AI_DECISION_SECONDS": "0.2", ...}."""
-    return {}
+def daphne_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Extra environment for the module's daphne: the one the module names with
+    `DAPHNE_ENV` (tests/e2e/daphne_envs.py), for example the deadline ticker (AI moves,
+    timeouts, the next game) with short delays."""
+    return ENVS[daphne_env_name(request.module)]
 
 
 def _daphne_start(env: dict[str, str], log: Path) -> DaphneServer:

@@ -48,16 +48,9 @@ pytestmark = pytest.mark.e2e
 MINUS = "\u2212"
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The client-seed wait leaves the grinding all the time it needs; no next shoe while
-    # the test looks.
-    return {
-        "DEADLINE_TICKER": "1",
-        "AI_DECISION_SECONDS": "0.2",
-        "CLIENT_SEED_SECONDS": "20",
-        "GAME_INTERLUDE_SECONDS": "120",
-    }
+# The client-seed wait leaves the grinding all the time it needs; no next shoe while
+# the test looks.
+DAPHNE_ENV = "seed-intercepted"
 
 
 def grind_seed(table_id: int, player: str, wanted: Callable[[dict[str, Any]], bool]) -> str:

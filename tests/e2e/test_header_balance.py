@@ -28,9 +28,7 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5", "GAME_INTERLUDE_SECONDS": "120"}
+DAPHNE_ENV = "one-game"
 
 
 def wallet(name: str) -> int:

@@ -20,10 +20,8 @@ from tests.e2e.test_lobby import sign_in, with_password
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The ticker deals a started match and plays its AI seat.
-    return {"DEADLINE_TICKER": "1", "AI_DECISION_SECONDS": "0.2", "CLIENT_SEED_SECONDS": "5"}
+# The ticker deals a started match and plays its AI seat.
+DAPHNE_ENV = "one-game"
 
 
 TABLE_PAGE = re.compile(r"/tables/(\d+)/(\?.*)?$")

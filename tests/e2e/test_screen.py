@@ -37,9 +37,7 @@ pytestmark = pytest.mark.e2e
 HOST, GUEST = "khozyain", "gostya"
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {"DEADLINE_TICKER": "1", "GAME_INTERLUDE_SECONDS": "0.5", "CLIENT_SEED_SECONDS": "0.5"}
+DAPHNE_ENV = "quick-rounds"
 
 
 @pytest.fixture

@@ -53,10 +53,8 @@ new MutationObserver(() => {
 """
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # A long interlude: the next bank must not be dealt while the test looks at this one.
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5", "GAME_INTERLUDE_SECONDS": "120"}
+# A long interlude: the next bank must not be dealt while the test looks at this one.
+DAPHNE_ENV = "one-game"
 
 
 def private_cards(ponter: Any, seat: str) -> set[str]:

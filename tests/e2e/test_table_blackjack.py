@@ -47,16 +47,9 @@ pytestmark = pytest.mark.e2e
 PLAYER = "vera"
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The client-seed wait leaves the interception all the time it needs; AI seats move
-    # quickly; no next shoe while the test looks.
-    return {
-        "DEADLINE_TICKER": "1",
-        "AI_DECISION_SECONDS": "0.2",
-        "CLIENT_SEED_SECONDS": "20",
-        "GAME_INTERLUDE_SECONDS": "120",
-    }
+# The client-seed wait leaves the interception all the time it needs; AI seats move
+# quickly; no next shoe while the test looks.
+DAPHNE_ENV = "seed-intercepted"
 
 
 def split_then_double_seed(table: Table) -> str:

@@ -17,6 +17,7 @@ import pytest
 from play.models import Game
 from play.services import seating
 from tests.e2e.conftest import ARTIFACTS, Console, screenshot
+from tests.e2e.daphne_envs import BLACKJACK_ROUND_PAUSE
 from tests.e2e.table_helpers import (
     TIMEOUT_MS,
     act,
@@ -35,20 +36,12 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 PLAYER = "lena"
-PAUSE = 8
+PAUSE = BLACKJACK_ROUND_PAUSE  # daphne's, in the module's environment (DAPHNE_ENV)
 PHONE = {"width": 360, "height": 640}
 DESKTOP = {"width": 1280, "height": 800}
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {
-        "DEADLINE_TICKER": "1",
-        "AI_DECISION_SECONDS": "0.2",
-        "CLIENT_SEED_SECONDS": "3",
-        "GAME_INTERLUDE_SECONDS": "120",
-        "BLACKJACK_ROUND_PAUSE_SECONDS": str(PAUSE),
-    }
+DAPHNE_ENV = "blackjack-round-pause"
 
 
 # The boxes of the given cards that the action dock overlaps (it sticks to the bottom of the

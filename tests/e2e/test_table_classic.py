@@ -79,16 +79,7 @@ RECORD_CLOCK = """
 """
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {
-        "DEADLINE_TICKER": "1",
-        "AI_DECISION_SECONDS": "0.2",
-        "GAME_INTERLUDE_SECONDS": "0.5",
-        "CLIENT_SEED_SECONDS": "0.5",
-        # Long enough to see the pause between rounds (its own test), short for the rest.
-        "CLASSIC_ROUND_PAUSE_SECONDS": "3",
-    }
+DAPHNE_ENV = "quick-rounds"
 
 
 @pytest.fixture

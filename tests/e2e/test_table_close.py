@@ -37,11 +37,9 @@ CLOSE_BUTTON = '#table-controls button[data-control="close"]'
 CLOSING_NOTE = '#table-controls [data-control="closing"]'
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The ticker deals the bank once both seeds are in; a long interlude keeps the next
-    # bank from being dealt while the test looks.
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5", "GAME_INTERLUDE_SECONDS": "120"}
+# The ticker deals the bank once both seeds are in; a long interlude keeps the next
+# bank from being dealt while the test looks.
+DAPHNE_ENV = "one-game"
 
 
 def test_the_host_closes_a_classic_table_with_the_button_after_confirming(

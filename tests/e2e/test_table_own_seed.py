@@ -42,10 +42,8 @@ pytestmark = pytest.mark.e2e
 MINE = "Moy-klyuch_42"
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The page sends its client seed at once, so the deal does not wait for deal_at.
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5"}
+# The page sends its client seed at once, so the deal does not wait for deal_at.
+DAPHNE_ENV = "ticker"
 
 
 def stored(page: Any, table_id: int) -> str | None:

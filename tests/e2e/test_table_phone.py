@@ -90,16 +90,9 @@ DEALER_CARDS = {
 }
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The pages send their client seeds at once, so each deal waits for nobody; AI seats
-    # move quickly; no next game is dealt while a test looks at one.
-    return {
-        "DEADLINE_TICKER": "1",
-        "AI_DECISION_SECONDS": "0.2",
-        "CLIENT_SEED_SECONDS": "5",
-        "GAME_INTERLUDE_SECONDS": "120",
-    }
+# The pages send their client seeds at once, so each deal waits for nobody; AI seats
+# move quickly; no next game is dealt while a test looks at one.
+DAPHNE_ENV = "one-game"
 
 
 # --- the players' pages ----------------------------------------------------------------------

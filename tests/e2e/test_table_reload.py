@@ -24,9 +24,7 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5"}
+DAPHNE_ENV = "ticker"
 
 
 def game_lines(page: Any) -> list[str]:

@@ -35,13 +35,7 @@ ANN, BOB = "anna", "boris"
 CUT_AT = 30
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {
-        "DEADLINE_TICKER": "1",
-        "GAME_INTERLUDE_SECONDS": "0.5",
-        "CLIENT_SEED_SECONDS": "0.5",
-    }
+DAPHNE_ENV = "quick-rounds"
 
 
 @pytest.fixture

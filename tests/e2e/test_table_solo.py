@@ -35,10 +35,8 @@ from tests.e2e.table_helpers import (
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The page sends its client seed at once, so the deal does not wait for deal_at.
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5"}
+# The page sends its client seed at once, so the deal does not wait for deal_at.
+DAPHNE_ENV = "ticker"
 
 
 def stat(page: Any, name: str) -> str:

@@ -27,9 +27,7 @@ READY = '#table-controls [data-control="ready"]'
 START = '#table-controls [data-control="start"]'
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5", "GAME_INTERLUDE_SECONDS": "120"}
+DAPHNE_ENV = "one-game"
 
 
 def wait_status(page: Any, text: str) -> None:

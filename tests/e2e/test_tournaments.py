@@ -37,13 +37,10 @@ TIMEOUT_MS = 10_000
 PHONE = dict(zip(("width", "height"), VIEWPORTS["phone"], strict=True))
 
 
-@pytest.fixture(scope="module")
-def daphne_env() -> dict[str, str]:
-    # The embedded ticker is the event's clock, as beat is in production: it starts the
-    # event when its time comes (tournaments-advance, every 5 s). (The client seeds' wait
-    # is no heat's, whose games deal at once: it is there so that the daphne of the
-    # modules with this environment serves this one too.)
-    return {"DEADLINE_TICKER": "1", "CLIENT_SEED_SECONDS": "5"}
+# The embedded ticker is the event's clock, as beat is in production: it starts the
+# event when its time comes (tournaments-advance, every 5 s). (The environment's
+# client-seed wait is no heat's concern: a heat's games deal at once.)
+DAPHNE_ENV = "ticker"
 
 
 def open_event(**fields: Any) -> Tournament:
