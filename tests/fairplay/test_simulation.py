@@ -34,10 +34,9 @@ def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
 
 def test_a_salon_dumping_ring_is_flagged_and_honest_pairs_are_not():
     """The same at `salon`: the feeder, a ponter at the partner's bank, bets the most on
-    the hands the coach values least and draws or stands against the coach's play. A
-    salon game is a whole shoe and is reviewed when it ends, so the detector sees a ring
-    shoe by shoe (about 65 of the pair's decisions each, the banker's draws among them):
-    the bound is on the feeder's decisions toward the bank."""
+    the hands the coach values least and draws or stands against the coach's play. The
+    bound is on the feeder's decisions toward the bank: the pair's count also holds the
+    banker's own draws and the shoes the feeder banks (docs/fair-play.md, "Measured")."""
     lines: list[str] = []
     outcome = simulate(
         honest=4,
