@@ -103,7 +103,8 @@ bench-live: $(STAMP)
 	$(BIN)/python -m benchmarks.live $(BENCH_ARGS)
 
 # The fair-play detector measured (docs/fair-play.md "Measured"): a simulated population
-# plays banker36 through the real services in a throwaway SQLite database; the last line
+# plays banker36 (or salon: BENCH_ARGS=--variant salon) through the real services in a
+# throwaway SQLite database; the last line
 # gives rings flagged, decisions until flagged, recall, precision, false-positive rate.
 # About 12 minutes; BENCH_ARGS="--honest 12 --dumping 2 --soft 1 --sessions 4" for a quicker look.
 bench-fairplay: $(STAMP)
