@@ -43,6 +43,16 @@ def _the_other_plays(table_id: int, user: Any) -> Game:
     raise AssertionError("never their turn again")
 
 
+def _stands_until_turn_of(table_id: int, user: Any) -> None:
+    """Whoever is on turn stands until it is `user`'s turn."""
+    for _ in range(20):
+        game, on_turn = _on_turn(table_id)
+        if on_turn == user:
+            return
+        moves.game_act(table=game.table, player=on_turn, action={"action": "stand"}, version=None)
+    raise AssertionError("never their turn")
+
+
 async def _opened(table_id: int, user: Any) -> TableClient:
     client = await TableClient.open(table_id, user)
     assert (await client.recv())["type"] == "snapshot"
@@ -101,12 +111,9 @@ async def test_no_turn_push_while_the_table_page_is_visible_one_when_it_is_hidde
     watching = await _opened(table.pk, on_turn)
     await _say_visible(watching, True)
     # The other player's decisions while `on_turn` looks: none of theirs reaches anyone
-    # looking; `other` has no page open, so theirs is pushed.
-    await database_sync_to_async(
-        lambda: moves.game_act(
-            table=game.table, player=on_turn, action={"action": "stand"}, version=None
-        )
-    )()
+    # looking; `other` has no page open, so theirs is pushed. (`on_turn` stands until it
+    # is `other`'s turn: a natural dealt to `other` passes the round over them.)
+    await database_sync_to_async(_stands_until_turn_of)(table.pk, other)
     sent_to = {r.path.rsplit("/", 1)[1] for r in push_service.received}
     assert on_turn.username not in sent_to
     assert sent_to == {other.username}
