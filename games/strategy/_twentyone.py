@@ -172,12 +172,15 @@ def dealer_graph(upcard: int, hits_soft_17: bool) -> DealerGraph:
     return DealerGraph(tuple(sum(m) for m in order), tuple(transitions))
 
 
-def dealer_distribution(graph: DealerGraph, shoe: Sequence[int]) -> list[float]:
-    """Probabilities of the dealer's outcomes (17..21, bust, natural) drawing from `shoe`."""
+def dealer_distribution(
+    graph: DealerGraph, shoe: Sequence[int], outcomes: int = DNATURAL + 1
+) -> list[float]:
+    """Probabilities of the dealer's outcomes (17..21, bust, natural: the graph's final
+    targets, `outcomes` of them) drawing from `shoe` without replacement."""
     total_cards = sum(shoe)
     reach = [0.0] * len(graph.drawn)
     reach[0] = 1.0
-    out = [0.0] * 7
+    out = [0.0] * outcomes
     for i, row in enumerate(graph.transitions):
         p = reach[i]
         if p == 0.0:

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from games.strategy._twentyone import ACE, TEN
+from games.strategy._twentyone import ACE, TEN, DealerGraph, dealer_distribution
 
 DECKS = 2
 FULL_SHOE: tuple[int, ...] = (4 * DECKS,) * 9 + (16 * DECKS,)
@@ -89,13 +89,11 @@ def hand_of(ranks: Sequence[int]) -> Hand:
 
 
 @cache
-def _banker_graph() -> tuple[tuple[int, ...], tuple[tuple[tuple[int, int, int], ...], ...]]:
-    """The rule banker's open hands (card counts) in drawing order, and their transitions.
-
-    A transition is ``(rank, already held of that rank, target)``: a target >= 0 is
-    another open hand, ``-1 - k`` is final outcome ``k``. The first two cards are dealt
-    whatever they make; a natural is an outcome of its own.
-    """
+def _banker_graph() -> DealerGraph:
+    """The rule banker's open hands (card counts) in drawing order, and their transitions
+    (`_twentyone.DealerGraph`: a target >= 0 is another open hand, ``-1 - k`` is final
+    outcome ``k``). The first two cards are dealt whatever they make; a natural is an
+    outcome of its own."""
     index = {EMPTY: 0}
     order = [EMPTY]
     rows: list[tuple[tuple[int, int, int], ...]] = []
@@ -121,34 +119,14 @@ def _banker_graph() -> tuple[tuple[int, ...], tuple[tuple[tuple[int, int, int], 
                 target = index[more]
             row.append((rank, hand[rank], target))
         rows.append(tuple(row))
-    return tuple(sum(hand) for hand in order), tuple(rows)
+    return DealerGraph(tuple(sum(hand) for hand in order), tuple(rows))
 
 
 @cache
 def banker_outcomes(seen: Hand) -> tuple[float, ...]:
     """The rule banker's final outcome (totals, bust, natural), his cards drawn without
     replacement from the shoe minus `seen`."""
-    drawn, rows = _banker_graph()
-    left = left_of(seen)
-    remaining = sum(left)
-    reach = [0.0] * len(rows)
-    reach[0] = 1.0
-    out = [0.0] * OUTCOMES
-    for i, row in enumerate(rows):
-        p = reach[i]
-        if p == 0.0:
-            continue
-        scale = p / (remaining - drawn[i])
-        for rank, held, target in row:
-            available = left[rank] - held
-            if available <= 0:
-                continue
-            q = scale * available
-            if target >= 0:
-                reach[target] += q
-            else:
-                out[-1 - target] += q
-    return tuple(out)
+    return tuple(dealer_distribution(_banker_graph(), left_of(seen), OUTCOMES))
 
 
 def _natural_chance(seen: Hand) -> float:
