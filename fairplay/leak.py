@@ -70,9 +70,11 @@ def _stake(state: Mapping[str, Any], seat: str) -> int:
     return next((int(h.get("bet") or 0) for h in hands if h["seat"] == seat), 0)
 
 
-def takers_by_action(record: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
-    """Who gains from each seated action of the record (`_taker`) and the chips at stake
-    (`_stake`), by action number (pure: the record replayed through the rules engine)."""
+def _walk(
+    record: Mapping[str, Any],
+) -> Iterator[tuple[int, Mapping[str, Any], Mapping[str, Any], list[dict[str, Any]]]]:
+    """Each action of the record with the state it was taken in and the events it made
+    (pure: the record replayed through the rules engine)."""
     state, _ = engine.new_game(
         record["variant"],
         seats=record["seats"],
@@ -81,31 +83,30 @@ def takers_by_action(record: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
         deck=record.get("deck"),
         seed=record.get("seed"),
     )
-    takers: dict[int, tuple[str, int]] = {}
     for number, action in enumerate(record["actions"]):
+        before = state
+        state, events = engine.apply(state, action)
+        yield number, action, before, events
+
+
+def takers_by_action(record: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
+    """Who gains from each seated action of the record (`_taker`) and the chips at stake
+    (`_stake`), by action number."""
+    takers: dict[int, tuple[str, int]] = {}
+    for number, action, before, _events in _walk(record):
         seat = action.get("seat")
         if seat is not None:
-            taker = _taker(state, seat)
+            taker = _taker(before, seat)
             if taker is not None:
-                takers[number] = (taker, _stake(state, seat))
-        state, _ = engine.apply(state, action)
+                takers[number] = (taker, _stake(before, seat))
     return takers
 
 
 def settled_upto(record: Mapping[str, Any]) -> int:
     """How many of the record's actions lead up to its last settlement (a `banker36`
     duel, a `salon` deal): what is reviewed of a game in play, every card of it shown."""
-    state, _ = engine.new_game(
-        record["variant"],
-        seats=record["seats"],
-        options=record.get("options") or {},
-        first_banker=record.get("first_banker"),
-        deck=record.get("deck"),
-        seed=record.get("seed"),
-    )
     upto = 0
-    for number, action in enumerate(record["actions"]):
-        state, events = engine.apply(state, action)
+    for number, _action, _before, events in _walk(record):
         if any(event["type"] == "settle" for event in events):
             upto = number + 1
     return upto
