@@ -30,6 +30,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from insights.coach import option_label, situation_label
 from moderation.models import REASON_MAX_LENGTH, Report, Sanction
 from moderation.services import (
     PERIODS,
@@ -191,12 +192,10 @@ def fairplay_evidence_html(report: Report) -> SafeString:
     )
 
     def _option(value: Any) -> str:
+        """An option in the games' words (the coach's: «Ставка 100», «Хватит») and its value."""
         if not isinstance(value, dict):
             return str(value)
-        text = str(value.get("action", ""))
-        if value.get("amount") is not None:
-            text += f" {value['amount']}"
-        return f"{text} ({value.get('value', '')})"
+        return f"{option_label(value)} ({value.get('value', '')})"
 
     rows = format_html_join(
         "",
@@ -207,7 +206,7 @@ def fairplay_evidence_html(report: Report) -> SafeString:
                 row.get("replay", ""),
                 row.get("game", ""),
                 row.get("number", ""),
-                row.get("situation", ""),
+                situation_label(str(row.get("situation", ""))),
                 _option(row.get("chosen")),
                 _option(row.get("best")),
                 row.get("loss", ""),

@@ -124,7 +124,9 @@ def test_the_case_page_shows_the_worst_decisions_with_their_figures_and_replays(
     assert page.count('class="fairplay-worst"') == 10
     game = case.evidence["fairplay"]["worst"][0]["game"]
     assert f'href="{reverse("game_replay", args=[game])}"' in page
-    assert "stand (-4.5)" in page and "hit (0.5)" in page  # the coach's values, chosen and best
+    # The coach's values, chosen and best, in the games' words, as is the situation.
+    assert "Хватит (-4.5)" in page and "Ещё карту (0.5)" in page
+    assert "<td>12 очков</td>" in page and "total12" not in page
     assert "z = " in page and "Вернуть фишки" in page
     # Many-to-one: everyone's leak toward this bank, the feeder first.
     toward = case.evidence["fairplay"]["toward_bank"]
