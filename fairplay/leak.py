@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Avg, Case, Count, Exists, F, FloatField, OuterRef, QuerySet, Sum, When
+from django.db.models import Case, Count, Exists, F, FloatField, OuterRef, QuerySet, Sum, When
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -179,8 +179,8 @@ def leaks_record(*, games: int | None = None) -> int:
 
 @dataclass(frozen=True)
 class Baseline:
-    """Honest play per decision of one kind: the population's mean and variance of the
-    loss."""
+    """Honest play per decision of one kind: the mean and variance of the measured loss,
+    from the sums over `decisions` rows."""
 
     decisions: int
     mean: float
@@ -189,6 +189,16 @@ class Baseline:
     @property
     def deviation(self) -> float:
         return math.sqrt(max(self.variance, 0.0))
+
+    @classmethod
+    def of(cls, decisions: int, total: float, square: float) -> Baseline:
+        """From the count, the sum and the sum of squares of the measured losses."""
+        if decisions < 1:
+            return cls(decisions=0, mean=0.0, variance=0.0)
+        mean = total / decisions
+        spread = square - decisions * mean * mean
+        variance = spread / (decisions - 1) if decisions > 1 else 0.0
+        return cls(decisions=decisions, mean=mean, variance=variance)
 
 
 @dataclass(frozen=True)
@@ -251,36 +261,31 @@ def _staked() -> Case:
     return Case(When(kind__in=PER_CHIP_KINDS, stake__gt=0, then=F("stake")), default=1)
 
 
-def baselines(*, since: datetime.datetime, variant: str = "banker36") -> dict[str, Baseline]:
-    """The variant's population loss per chip at stake since `since`, per decision kind
-    (every leak row, rings included: they are few, and they can only raise the bar they
-    are measured against)."""
-    out = {}
-    for row in (
-        Leak.objects.filter(made_at__gte=since, game__variant=variant)
-        .annotate(per=_measure())
-        .values("kind")
-        .annotate(n=Count("id"), mean=Avg("per"), square=Avg(F("per") * F("per")))
-    ):
-        n, mean, square = row["n"] or 0, row["mean"] or 0.0, row["square"] or 0.0
-        variance = (square - mean * mean) * n / (n - 1) if n > 1 else 0.0
-        out[row["kind"]] = Baseline(decisions=n, mean=mean, variance=variance)
-    return out
+Sums = tuple[int, float, float]  # decisions, measured loss, its square: summed
+
+
+def _sums(row: Mapping[str, Any]) -> Sums:
+    """An aggregate row's Sums."""
+    return (row["n"], row["per"] or 0.0, row["square"] or 0.0)
+
+
+def _less(sums: Sums, part: Sums) -> Sums:
+    return (sums[0] - part[0], sums[1] - part[1], sums[2] - part[2])
 
 
 def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
     """Every ordered pair's leak in the window (FAIRPLAY_LEAK_WINDOW_DAYS), tested; a pair
     that met in several variants keeps its strongest test.
 
-    The one-sided z-test, per variant and per kind of decision, on the loss per chip at
-    stake (docs/fair-play.md, "The test"): with `n` the giver's decisions of that kind
-    toward the taker and `P` the sum of their losses per chip, z = (P − n·μ) / (σ·√n),
-    where σ² is the variant's population variance per decision of that kind and μ honest
-    play's rate for this pair — the population's, raised to the giver's own toward every
-    other taker (a weak player loses to every bank alike) or to the others' toward this
-    taker (a bank everyone loses more to is not fed by one), each where there are at
-    least FAIRPLAY_LEAK_OWN_DECISIONS decisions to measure it. A pair keeps its largest
-    z. Three aggregate queries per variant."""
+    The one-sided z-test, per variant and per kind of decision, on the loss as measured
+    (docs/fair-play.md, "The test"): with `n` the giver's decisions of that kind toward
+    the taker and `P` the sum of their losses, z = (P − n·μ) / (σ·√n), where σ² is the
+    variance of the variant's population of decisions of that kind — everyone else's:
+    neither the pair's own nor the flagged pairs' — and μ honest play's rate for this
+    pair: the population's, raised to the giver's own toward every other taker (a weak
+    player loses to every bank alike) or to the others' toward this taker (a bank everyone
+    loses more to is not fed by one), each where there are enough decisions to measure
+    it. A pair keeps its largest z. Three aggregate queries per variant."""
     since = window_start(now)
     strongest: dict[tuple[int, int], PairLeak] = {}
     for variant in LEAK_VARIANTS:
@@ -292,18 +297,34 @@ def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
 
 
 def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairLeak]:
-    """Each ordered pair's strongest kind of decision in one variant, tested."""
-    bases = baselines(since=since, variant=variant)
+    """Each ordered pair's strongest kind of decision in one variant, tested.
+
+    The population is what honest play is measured by, and a ring's dumps are the largest
+    losses there are: left in, they would widen the bar for the next ring, and for the
+    ring itself, far beyond honest play's spread. So a pair is measured without its own
+    decisions, and a pair once flagged leaves the population: the test runs again without
+    the flagged pairs' decisions until it flags no new pair."""
     rows = (
         Leak.objects.filter(made_at__gte=since, game__variant=variant)
         .annotate(per=_measure())
-        .annotate(at_stake=_staked())
+        .annotate(at_stake=_staked(), per_square=F("per") * F("per"))
     )
-    sums = {"n": Count("id"), "chips": Sum("loss"), "per": Sum("per"), "staked": Sum("at_stake")}
+    square = Sum("per_square")
+    totals: dict[str, Sums] = {
+        r["kind"]: _sums(r)
+        for r in rows.values("kind").annotate(n=Count("id"), per=Sum("per"), square=square)
+    }
     # The giver's decisions and measured losses per kind, toward everyone.
     given: dict[tuple[int, str], tuple[int, float]] = {
         (r["giver"], r["kind"]): (r["n"], r["per"] or 0.0)
         for r in rows.values("giver", "kind").annotate(n=Count("id"), per=Sum("per"))
+    }
+    sums = {
+        "n": Count("id"),
+        "chips": Sum("loss"),
+        "per": Sum("per"),
+        "square": square,
+        "staked": Sum("at_stake"),
     }
     pairs = list(rows.filter(taker__isnull=False).values("giver", "taker", "kind").annotate(**sums))
     toward: dict[tuple[int, int], int] = defaultdict(int)  # every kind: the pair's volume
@@ -312,12 +333,43 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
     for r in pairs:
         toward[(r["giver"], r["taker"])] += r["n"]
         rates[(r["taker"], r["kind"])].append((r["giver"], r["n"], r["per"] or 0.0))
+    left_out: set[tuple[int, int]] = set()
+    while True:
+        population = dict(totals)
+        for r in pairs:
+            if (r["giver"], r["taker"]) in left_out:
+                population[r["kind"]] = _less(population[r["kind"]], _sums(r))
+        tested = _tested(
+            pairs, population, left_out, given=given, toward=toward, rates=rates, variant=variant
+        )
+        flagged = {key for key, pair in tested.items() if pair.flagged} - left_out
+        if not flagged:
+            return list(tested.values())
+        left_out |= flagged
+
+
+def _tested(
+    pairs: list[dict[str, Any]],
+    population: Mapping[str, Sums],
+    left_out: set[tuple[int, int]],
+    *,
+    given: Mapping[tuple[int, str], tuple[int, float]],
+    toward: Mapping[tuple[int, int], int],
+    rates: Mapping[tuple[int, str], list[tuple[int, int, float]]],
+    variant: str,
+) -> dict[tuple[int, int], PairLeak]:
+    """Each ordered pair's strongest kind, tested against the `population` (the Sums per
+    kind, the `left_out` pairs' taken away) without the pair's own decisions: a pair is
+    measured by everyone else's play."""
     strongest: dict[tuple[int, int], PairLeak] = {}
     for r in pairs:
-        base = bases.get(r["kind"])
-        if base is None or base.decisions < 2 or base.deviation == 0.0:
-            continue
         giver, taker, n, per = r["giver"], r["taker"], r["n"], r["per"] or 0.0
+        others_sums = population[r["kind"]]
+        if (giver, taker) not in left_out:
+            others_sums = _less(others_sums, _sums(r))
+        base = Baseline.of(*others_sums)
+        if base.decisions < 2 or base.deviation == 0.0:
+            continue
         reference = base.mean
         # The giver's own rate in this kind toward the others, when there are enough
         # decisions to measure it: a weak player loses to every bank alike.
@@ -351,7 +403,7 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
         )
         if (giver, taker) not in strongest or z > strongest[(giver, taker)].z:
             strongest[(giver, taker)] = pair
-    return list(strongest.values())
+    return strongest
 
 
 def worst_decisions(

@@ -90,6 +90,30 @@ def test_the_ring_is_flagged_and_no_honest_pair_is(population):
     assert flagged == [(population["feeder"].pk, population["bank"].pk)]
 
 
+def test_a_ring_once_flagged_does_not_widen_the_bar_for_the_next(population, make_user):
+    """A whale of a dump (150 chips a decision) left in the population would spread its
+    deviation twentyfold, and the feeder's steady 2–5 chips would pass for noise; flagged
+    first, the whale leaves the population the feeder is measured by."""
+    whale, whale_bank = make_user("whale"), make_user("whale_bank")
+    _leaks(whale, whale_bank, [150.0] * 40)
+    flagged = sorted((p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged)
+    assert flagged == sorted(
+        [(population["feeder"].pk, population["bank"].pk), (whale.pk, whale_bank.pk)]
+    )
+
+
+def test_a_pair_is_measured_by_everyone_elses_play_not_its_own(make_user):
+    """A ring that is most of the decisions there are: with its own dumps (150 chips every
+    other decision) in the population they are measured by, its z stays near 2; measured
+    by the others' decisions, it is plain."""
+    honest, other, feeder, bank = (make_user(name) for name in ("h", "o", "feeder", "bank"))
+    rng = random.Random(7)
+    _leaks(honest, other, [rng.choice([0, 0, 0.1, 0.4, 1.5]) for _ in range(20)])
+    _leaks(feeder, bank, [150.0, 0.0] * 20)
+    flagged = [(p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged]
+    assert flagged == [(feeder.pk, bank.pk)]
+
+
 @override_settings(FAIRPLAY_LEAK_MIN_DECISIONS=41)
 def test_too_few_decisions_are_not_evidence_however_bad(population):
     assert [p for p in pair_leaks() if p.flagged] == []
