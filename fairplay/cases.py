@@ -82,6 +82,7 @@ def case_evidence(
                 "kind": pair.kind,
                 "reference_per_decision": round(pair.reference, 4),
                 "deviation_per_chip": round(pair.deviation, 4),
+                "skill_spread": round(pair.spread, 4),
                 "z": round(pair.z, 2),
                 "threshold": settings.FAIRPLAY_LEAK_Z,
             },

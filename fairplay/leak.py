@@ -216,6 +216,7 @@ class PairLeak:
     variant: str = "banker36"  # the population it was tested against
     kind: str = ""  # the kind of decision it was tested on (`decision_kind`)
     volume: int = 0  # the giver's decisions of every kind toward the taker, in the variant
+    spread: float = 0.0  # how far honest players' own rates lie apart (`_spread`), per chip
 
     @property
     def excess(self) -> float:
@@ -279,13 +280,14 @@ def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
 
     The one-sided z-test, per variant and per kind of decision, on the loss as measured
     (docs/fair-play.md, "The test"): with `n` the giver's decisions of that kind toward
-    the taker and `P` the sum of their losses, z = (P − n·μ) / (σ·√n), where σ² is the
-    variance of the variant's population of decisions of that kind — everyone else's:
-    neither the pair's own nor the flagged pairs' — and μ honest play's rate for this
-    pair: the population's, raised to the giver's own toward every other taker (a weak
-    player loses to every bank alike) or to the others' toward this taker (a bank everyone
-    loses more to is not fed by one), each where there are enough decisions to measure
-    it. A pair keeps its largest z. Three aggregate queries per variant."""
+    the taker and `P` the sum of their losses, z = (P − n·μ) / √(n·σ² + n²·τ²), where σ²
+    is the variance of the variant's population of decisions of that kind — everyone
+    else's: neither the pair's own nor the flagged pairs' —, τ how far honest players'
+    own rates lie apart (`_spread`), and μ honest play's rate for this pair: the
+    population's, raised to the giver's own toward every other taker (a weak player loses
+    to every bank alike) or to the others' toward this taker (a bank everyone loses more
+    to is not fed by one), each where there are enough decisions to measure it. A pair
+    keeps its largest z. Three aggregate queries per variant."""
     since = window_start(now)
     strongest: dict[tuple[int, int], PairLeak] = {}
     for variant in LEAK_VARIANTS:
@@ -336,11 +338,21 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
     left_out: set[tuple[int, int]] = set()
     while True:
         population = dict(totals)
+        own = dict(given)
         for r in pairs:
             if (r["giver"], r["taker"]) in left_out:
                 population[r["kind"]] = _less(population[r["kind"]], _sums(r))
+                n, per = own[(r["giver"], r["kind"])]
+                own[(r["giver"], r["kind"])] = (n - r["n"], per - (r["per"] or 0.0))
         tested = _tested(
-            pairs, population, left_out, given=given, toward=toward, rates=rates, variant=variant
+            pairs,
+            population,
+            left_out,
+            spread=_spread(own),
+            given=given,
+            toward=toward,
+            rates=rates,
+            variant=variant,
         )
         flagged = {key for key, pair in tested.items() if pair.flagged} - left_out
         if not flagged:
@@ -348,11 +360,30 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
         left_out |= flagged
 
 
+def _spread(own: Mapping[tuple[int, str], tuple[int, float]]) -> dict[str, float]:
+    """Per kind, how far honest players' own rates lie apart: the median absolute
+    deviation of the rates of the givers with at least FAIRPLAY_LEAK_OWN_DECISIONS
+    decisions of that kind, scaled to a normal distribution's standard deviation (×1.4826),
+    when there are at least three of them; 0 otherwise. The median, not the variance, so
+    that rings — whose rates are the extremes — do not widen it."""
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    for (_giver, kind), (n, per) in own.items():
+        if n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
+            by_kind[kind].append(per / n)
+    spread = {}
+    for kind, rates in by_kind.items():
+        if len(rates) >= 3:
+            middle = statistics.median(rates)
+            spread[kind] = 1.4826 * statistics.median(abs(rate - middle) for rate in rates)
+    return spread
+
+
 def _tested(
     pairs: list[dict[str, Any]],
     population: Mapping[str, Sums],
     left_out: set[tuple[int, int]],
     *,
+    spread: Mapping[str, float],
     given: Mapping[tuple[int, str], tuple[int, float]],
     toward: Mapping[tuple[int, int], int],
     rates: Mapping[tuple[int, str], list[tuple[int, int, float]]],
@@ -387,7 +418,12 @@ def _tested(
         ]
         if len(others) >= 3:
             reference = max(reference, statistics.median(others))
-        z = (per - n * reference) / (base.deviation * math.sqrt(n))
+        # Honest players differ in skill: a giver whose own rate cannot be measured
+        # elsewhere may be a weak one. His loss over n decisions varies by the play's
+        # noise (n·σ²) and by where his skill lies among the players' (n²·τ²), so a
+        # steady excess must stand out from both.
+        tau = spread.get(r["kind"], 0.0)
+        z = (per - n * reference) / math.sqrt(n * base.deviation**2 + (n * tau) ** 2)
         expected = reference * (r["staked"] or 0)  # in chips (per chip: at the stakes played)
         pair = PairLeak(
             giver_id=giver,
@@ -400,6 +436,7 @@ def _tested(
             variant=variant,
             kind=r["kind"],
             volume=toward[(giver, taker)],
+            spread=tau,
         )
         if (giver, taker) not in strongest or z > strongest[(giver, taker)].z:
             strongest[(giver, taker)] = pair

@@ -114,6 +114,31 @@ def test_a_pair_is_measured_by_everyone_elses_play_not_its_own(make_user):
     assert flagged == [(feeder.pk, bank.pk)]
 
 
+def test_a_weak_player_who_plays_one_friends_bank_only_is_not_a_ring(make_user):
+    """Nine players of three strengths play each other's banks; a tenth, as weak as the
+    weakest, plays only his friend's, 300 times. Against the population's mean rate
+    alone his z would be about 14; allowing for how far honest players' rates lie apart
+    (τ), it is about 1. A feeder of 40 dumps is flagged all the same."""
+    plays = {"strong": [0, 0, 0, 0.1], "medium": [0, 0, 0.1, 0.4], "weak": [0, 0.1, 0.4, 1.0]}
+    players = [
+        (make_user(f"{strength}{i}"), losses)
+        for strength, losses in plays.items()
+        for i in range(3)
+    ]
+    for index, (giver, losses) in enumerate(players):
+        for step in (1, 2, 3):  # 20 decisions toward each of three banks
+            taker = players[(index + step) % len(players)][0]
+            _leaks(giver, taker, losses * 5)
+    weak, friend = make_user("weak"), make_user("friend")
+    _leaks(weak, friend, plays["weak"] * 75)
+    feeder, bank = make_user("feeder"), make_user("bank")
+    _leaks(feeder, bank, [2.0, 3.5, 5.0, 3.5] * 10)
+    tested = {(p.giver_id, p.taker_id): p for p in pair_leaks()}
+    assert [key for key, p in tested.items() if p.flagged] == [(feeder.pk, bank.pk)]
+    assert tested[(weak.pk, friend.pk)].spread > 0.1
+    assert tested[(weak.pk, friend.pk)].z < 2
+
+
 @override_settings(FAIRPLAY_LEAK_MIN_DECISIONS=41)
 def test_too_few_decisions_are_not_evidence_however_bad(population):
     assert [p for p in pair_leaks() if p.flagged] == []
