@@ -54,3 +54,7 @@ if _worker and os.environ.get("CHANNEL_LAYER_PREFIX") != f"asgi-{_worker}":
         os.environ["REDIS_URL"] = _per_worker_redis(os.environ["REDIS_URL"], _worker)
 
 from config.settings import *  # noqa: E402, F403
+
+# The suite's PostgreSQL flushes with DELETE, not TRUNCATE (config/testdb/base.py says why).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"]["ENGINE"] = "config.testdb"  # noqa: F405
