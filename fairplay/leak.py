@@ -339,16 +339,19 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
     while True:
         population = dict(totals)
         own = dict(given)
+        banks: dict[tuple[int, str], int] = defaultdict(int)  # the takers each giver met
         for r in pairs:
             if (r["giver"], r["taker"]) in left_out:
                 population[r["kind"]] = _less(population[r["kind"]], _sums(r))
                 n, per = own[(r["giver"], r["kind"])]
                 own[(r["giver"], r["kind"])] = (n - r["n"], per - (r["per"] or 0.0))
+            else:
+                banks[(r["giver"], r["kind"])] += 1
         tested = _tested(
             pairs,
             population,
             left_out,
-            spread=_spread(own),
+            spread=_spread(own, banks),
             given=given,
             toward=toward,
             rates=rates,
@@ -360,15 +363,24 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
         left_out |= flagged
 
 
-def _spread(own: Mapping[tuple[int, str], tuple[int, float]]) -> dict[str, float]:
+# The players a giver must have played toward for his rate to count in the skill spread.
+SPREAD_BANKS = 3
+
+
+def _spread(
+    own: Mapping[tuple[int, str], tuple[int, float]], banks: Mapping[tuple[int, str], int]
+) -> dict[str, float]:
     """Per kind, how far honest players' own rates lie apart: the median absolute
     deviation of the rates of the givers with at least FAIRPLAY_LEAK_OWN_DECISIONS
-    decisions of that kind, scaled to a normal distribution's standard deviation (×1.4826),
-    when there are at least three of them; 0 otherwise. The median, not the variance, so
-    that rings — whose rates are the extremes — do not widen it."""
+    decisions of that kind toward at least SPREAD_BANKS players, scaled to a normal
+    distribution's standard deviation (×1.4826), when there are at least three of them;
+    0 otherwise. The median, not the variance, so that the rings' extreme rates do not
+    widen it; players of several banks only, since one who plays a single bank is the
+    very case under test (where rings are most of a variant's play, their feeders would
+    otherwise be most of the rates)."""
     by_kind: dict[str, list[float]] = defaultdict(list)
-    for (_giver, kind), (n, per) in own.items():
-        if n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
+    for (giver, kind), (n, per) in own.items():
+        if n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS and banks[(giver, kind)] >= SPREAD_BANKS:
             by_kind[kind].append(per / n)
     spread = {}
     for kind, rates in by_kind.items():

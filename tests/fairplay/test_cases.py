@@ -139,6 +139,25 @@ def test_a_weak_player_who_plays_one_friends_bank_only_is_not_a_ring(make_user):
     assert tested[(weak.pk, friend.pk)].z < 2
 
 
+def test_the_skill_spread_is_read_from_players_of_several_banks_not_from_the_rings(make_user):
+    """Three honest players of three banks each, and three rings whose feeders play only
+    their partner's bank and are half the players with a rate to measure: read from all
+    six, the skill spread would be about 1.4 chips a decision and hide every ring."""
+    honest = [make_user(f"h{i}") for i in range(3)]
+    banks = [make_user(f"b{i}") for i in range(3)]
+    for giver in honest:
+        for bank in banks:
+            _leaks(giver, bank, [0, 0, 0.1, 0.3] * 5)
+    rings = []
+    for i, dumps in enumerate([[1.0, 2.0, 3.0], [2.0, 3.5, 5.0], [4.0, 5.0, 6.0]]):
+        feeder, partner = make_user(f"feeder{i}"), make_user(f"partner{i}")
+        _leaks(feeder, partner, dumps * 20)
+        rings.append((feeder.pk, partner.pk))
+    tested = {(p.giver_id, p.taker_id): p for p in pair_leaks()}
+    assert sorted(key for key, p in tested.items() if p.flagged) == sorted(rings)
+    assert all(tested[ring].spread < 0.1 for ring in rings)
+
+
 @override_settings(FAIRPLAY_LEAK_MIN_DECISIONS=41)
 def test_too_few_decisions_are_not_evidence_however_bad(population):
     assert [p for p in pair_leaks() if p.flagged] == []
