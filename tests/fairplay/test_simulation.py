@@ -34,9 +34,9 @@ def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
 
 def test_a_salon_dumping_ring_is_flagged_and_honest_pairs_are_not():
     """The same at `salon`: the feeder, a ponter at the partner's bank, bets the most on
-    the hands the coach values least and draws or stands against the coach's play. The
-    bound is on the feeder's decisions toward the bank: the pair's count also holds the
-    banker's own draws and the shoes the feeder banks (docs/fair-play.md, "Measured")."""
+    the hands the coach values least and draws or stands against the coach's play; the
+    ring's decisions count both players' (the banker's draws, the shoes the feeder
+    banks)."""
     lines: list[str] = []
     outcome = simulate(
         honest=4,
@@ -50,7 +50,7 @@ def test_a_salon_dumping_ring_is_flagged_and_honest_pairs_are_not():
     )
     print("\n".join(lines), outcome.summary(), sep="\n")
     (ring,) = outcome.rings
-    assert ring.flagged_after is not None and ring.toward_bank <= 200, lines
+    assert ring.flagged_after is not None and ring.flagged_after <= 200, lines
     assert outcome.honest_pairs > 0
     assert outcome.honest_flagged == 0
     assert outcome.precision == 1.0
