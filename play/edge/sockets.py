@@ -22,6 +22,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
+from django.db import connection as default_database
 from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -106,11 +107,9 @@ _executor: ThreadPoolExecutor | None = None
 
 
 def _database_threads() -> int:
-    default = (
-        CONSUMER_DATABASE_THREADS
-        if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
-        else 0
-    )
+    # The vendor, not the ENGINE's name: the test suite's PostgreSQL is a subclass of
+    # Django's backend (config/testdb) and must run the consumers as production does.
+    default = CONSUMER_DATABASE_THREADS if default_database.vendor == "postgresql" else 0
     return int(getattr(settings, "CONSUMER_DATABASE_THREADS", default))
 
 

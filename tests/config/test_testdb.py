@@ -42,7 +42,8 @@ def test_a_flush_deletes_and_one_that_resets_sequences_truncates():
     statements = connection.ops.sql_flush(no_style(), tables)
     assert statements == [
         'TRUNCATE "accounts_ledgerentry" CASCADE;',
-        'DELETE FROM "accounts_account"; DELETE FROM "tables_table";',
+        'LOCK TABLE "accounts_account", "tables_table" IN EXCLUSIVE MODE;'
+        ' DELETE FROM "accounts_account"; DELETE FROM "tables_table";',
     ]
     (truncate,) = connection.ops.sql_flush(no_style(), tables, reset_sequences=True)
     assert truncate.startswith("TRUNCATE") and "RESTART IDENTITY" in truncate
@@ -60,3 +61,13 @@ def test_a_flush_empties_every_table_chips_and_all(make_user):
     for model in apps.get_models():
         if model._meta.label_lower not in refilled and model._meta.managed:
             assert not model._default_manager.exists(), model._meta.label
+
+
+@pytest.mark.usefixtures("postgres")
+def test_the_consumers_use_their_database_threads_on_the_suites_postgresql_too():
+    # The suite's backend is a subclass: the consumers must still see PostgreSQL and run
+    # their database calls in production's threads, not in Channels' one.
+    from play.edge.sockets import CONSUMER_DATABASE_THREADS, _database_threads
+
+    assert connection.settings_dict["ENGINE"] == "config.testdb"
+    assert _database_threads() == CONSUMER_DATABASE_THREADS > 0
