@@ -10,7 +10,9 @@ reference is checked at the commit, when every table is empty.
 
 The chip ledger refuses DELETE always and TRUNCATE outside ledger maintenance (accounts
 migrations 0002 and 0004; the test database is in maintenance, tests/conftest.py), so it
-alone is truncated, with CASCADE for the tables that reference it. A flush that resets
+alone is truncated, with CASCADE for the tables that reference it — first: PostgreSQL
+refuses to truncate a table with deferred trigger events pending, which the deletes of
+the tables it cascades to would leave. A flush that resets
 sequences or cascades is left to Django's TRUNCATE.
 
 Django documents subclassing a built-in backend ("Subclassing the built-in database
@@ -49,10 +51,18 @@ class DatabaseOperations(operations.DatabaseOperations):
                 f"{style.SQL_KEYWORD('TRUNCATE')} {', '.join(truncated)} "
                 f"{style.SQL_KEYWORD('CASCADE')};"
             )
+        deleted = [quoted[table] for table in tables if table not in TRUNCATED]
+        # Writers wait until the flush commits, as they did for TRUNCATE (whose lock is
+        # stronger: it shuts out readers too): a straggler's row written halfway would
+        # outlive the flush or fail its foreign keys at the commit.
+        lock = (
+            f"{style.SQL_KEYWORD('LOCK TABLE')} {', '.join(deleted)} "
+            f"{style.SQL_KEYWORD('IN EXCLUSIVE MODE')};"
+        )
         delete = f"{style.SQL_KEYWORD('DELETE')} {style.SQL_KEYWORD('FROM')}"
         # One string, one round trip: psycopg sends a query without parameters as it
         # is, several statements and all.
-        sql.append(" ".join(f"{delete} {quoted[t]};" for t in tables if t not in TRUNCATED))
+        sql.append(" ".join([lock, *(f"{delete} {table};" for table in deleted)]))
         return sql
 
 

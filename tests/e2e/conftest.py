@@ -266,7 +266,7 @@ def _sockets_closed_before_the_flush(
     """After each test, close every browser context it left open and wait until daphne
     has let go of their table connections, before the test database is flushed: the
     disconnects write (presence, the reconnect grace), and on PostgreSQL those writes
-    could deadlock with the flush's TRUNCATE. Set up after `transactional_db`, so torn
+    could deadlock with the flush's locks (config/testdb). Set up after `transactional_db`, so torn
     down before it."""
     yield
     if "browser" in request.fixturenames:
@@ -283,7 +283,7 @@ def _sockets_closed_before_the_flush(
 
 # How long daphne's database connections must stay idle before the flush: longer than
 # the lobby's coalescing (lobby.broadcast.LOBBY_COALESCE_SECONDS), after which the
-# lobby's list is read — a read that, run as the flush's TRUNCATE takes its locks, can
+# lobby's list is read — a read that, run as the flush takes its locks, can
 # deadlock with it (a CI run lost the flush of test_lobby that way).
 QUIET_SECONDS = 0.4
 
