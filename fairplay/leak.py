@@ -197,6 +197,10 @@ class Baseline:
             return cls(decisions=0, mean=0.0, variance=0.0)
         mean = total / decisions
         spread = square - decisions * mean * mean
+        # The sums are whole-window sums less the left-out pairs' (summed in another
+        # order): a residue of rounding is no spread.
+        if spread <= 1e-9 * max(square, 1.0):
+            spread = 0.0
         variance = spread / (decisions - 1) if decisions > 1 else 0.0
         return cls(decisions=decisions, mean=mean, variance=variance)
 
@@ -216,7 +220,7 @@ class PairLeak:
     variant: str = "banker36"  # the population it was tested against
     kind: str = ""  # the kind of decision it was tested on (`decision_kind`)
     volume: int = 0  # the giver's decisions of every kind toward the taker, in the variant
-    spread: float = 0.0  # how far honest players' own rates lie apart (`_spread`), per chip
+    spread: float = 0.0  # how far honest players' own rates lie apart (`_spread`), as measured
 
     @property
     def excess(self) -> float:
@@ -293,7 +297,7 @@ def pair_leaks(*, now: datetime.datetime | None = None) -> list[PairLeak]:
     for variant in LEAK_VARIANTS:
         for pair in _variant_pair_leaks(since=since, variant=variant):
             key = (pair.giver_id, pair.taker_id)
-            if key not in strongest or pair.z > strongest[key].z:
+            if key not in strongest or _stronger(pair, strongest[key]):
                 strongest[key] = pair
     return list(strongest.values())
 
@@ -336,51 +340,61 @@ def _variant_pair_leaks(*, since: datetime.datetime, variant: str) -> list[PairL
         toward[(r["giver"], r["taker"])] += r["n"]
         rates[(r["taker"], r["kind"])].append((r["giver"], r["n"], r["per"] or 0.0))
     left_out: set[tuple[int, int]] = set()
+    held: dict[tuple[int, int], PairLeak] = {}  # each left-out pair, as it was flagged
     while True:
         population = dict(totals)
         own = dict(given)
-        banks: dict[tuple[int, str], int] = defaultdict(int)  # the takers each giver met
+        takers: dict[tuple[int, str], int] = defaultdict(int)  # whom each giver played
         for r in pairs:
             if (r["giver"], r["taker"]) in left_out:
                 population[r["kind"]] = _less(population[r["kind"]], _sums(r))
                 n, per = own[(r["giver"], r["kind"])]
                 own[(r["giver"], r["kind"])] = (n - r["n"], per - (r["per"] or 0.0))
-            else:
-                banks[(r["giver"], r["kind"])] += 1
+            elif r["n"] >= settings.FAIRPLAY_LEAK_MIN_KIND_DECISIONS:
+                takers[(r["giver"], r["kind"])] += 1
         tested = _tested(
             pairs,
             population,
             left_out,
-            spread=_spread(own, banks),
-            given=given,
+            spread=_spread(own, takers),
+            own=own,
             toward=toward,
             rates=rates,
             variant=variant,
         )
         flagged = {key for key, pair in tested.items() if pair.flagged} - left_out
         if not flagged:
+            # A pair stays flagged once flagged: a later pass, without other flagged
+            # pairs, may measure it against a wider spread, but it is out of the
+            # population as flagged, and a case shows the test that flagged it.
+            for key, pair in held.items():
+                if key not in tested or not tested[key].flagged:
+                    tested[key] = pair
             return list(tested.values())
         left_out |= flagged
+        held.update({key: tested[key] for key in flagged})
 
 
-# The players a giver must have played toward for his rate to count in the skill spread.
-SPREAD_BANKS = 3
+# The players a giver must have played toward (each FAIRPLAY_LEAK_MIN_KIND_DECISIONS
+# decisions of the kind at least) for his rate to count in the skill spread.
+SPREAD_TAKERS = 3
 
 
 def _spread(
-    own: Mapping[tuple[int, str], tuple[int, float]], banks: Mapping[tuple[int, str], int]
+    own: Mapping[tuple[int, str], tuple[int, float]], takers: Mapping[tuple[int, str], int]
 ) -> dict[str, float]:
     """Per kind, how far honest players' own rates lie apart: the median absolute
     deviation of the rates of the givers with at least FAIRPLAY_LEAK_OWN_DECISIONS
-    decisions of that kind toward at least SPREAD_BANKS players, scaled to a normal
-    distribution's standard deviation (×1.4826), when there are at least three of them;
-    0 otherwise. The median, not the variance, so that the rings' extreme rates do not
-    widen it; players of several banks only, since one who plays a single bank is the
-    very case under test (where rings are most of a variant's play, their feeders would
-    otherwise be most of the rates)."""
+    decisions of that kind (the flagged pairs' left out) who played at least
+    SPREAD_TAKERS players FAIRPLAY_LEAK_MIN_KIND_DECISIONS times each, scaled to a normal
+    distribution's standard deviation (×1.4826), when there are at least three such
+    givers; 0 otherwise. The median, not the variance, so that the rings' extreme rates
+    do not widen it; players of several others only, since one who plays a single bank
+    is the very case under test (where rings are most of a variant's play, their feeders
+    would otherwise be most of the rates)."""
     by_kind: dict[str, list[float]] = defaultdict(list)
     for (giver, kind), (n, per) in own.items():
-        if n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS and banks[(giver, kind)] >= SPREAD_BANKS:
+        if n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS and takers[(giver, kind)] >= SPREAD_TAKERS:
             by_kind[kind].append(per / n)
     spread = {}
     for kind, rates in by_kind.items():
@@ -396,7 +410,7 @@ def _tested(
     left_out: set[tuple[int, int]],
     *,
     spread: Mapping[str, float],
-    given: Mapping[tuple[int, str], tuple[int, float]],
+    own: Mapping[tuple[int, str], tuple[int, float]],
     toward: Mapping[tuple[int, int], int],
     rates: Mapping[tuple[int, str], list[tuple[int, int, float]]],
     variant: str,
@@ -415,10 +429,14 @@ def _tested(
             continue
         reference = base.mean
         # The giver's own rate in this kind toward the others, when there are enough
-        # decisions to measure it: a weak player loses to every bank alike.
-        all_n, all_per = given[(giver, r["kind"])]
-        if all_n - n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
-            reference = max(reference, (all_per - per) / (all_n - n))
+        # decisions to measure it: a weak player loses to every bank alike. (`own` holds
+        # no flagged pair's decisions: a feeder of two banks does not hide one by the
+        # other.)
+        elsewhere_n, elsewhere_per = own[(giver, r["kind"])]
+        if (giver, taker) not in left_out:
+            elsewhere_n, elsewhere_per = elsewhere_n - n, elsewhere_per - per
+        if elsewhere_n >= settings.FAIRPLAY_LEAK_OWN_DECISIONS:
+            reference = max(reference, elsewhere_per / elsewhere_n)
         # The others' rate in this kind toward this taker: a bank everyone loses more to
         # (its size sets the bets it offers) is not fed by one of them. The median of the
         # other givers' rates, each measured on enough decisions and at least three of
@@ -426,14 +444,17 @@ def _tested(
         others = [
             other_per / other_n
             for other, other_n, other_per in rates[(taker, r["kind"])]
-            if other != giver and other_n >= settings.FAIRPLAY_LEAK_MIN_KIND_DECISIONS
+            if other != giver
+            and other_n >= settings.FAIRPLAY_LEAK_MIN_KIND_DECISIONS
+            and (other, taker) not in left_out
         ]
         if len(others) >= 3:
             reference = max(reference, statistics.median(others))
-        # Honest players differ in skill: a giver whose own rate cannot be measured
-        # elsewhere may be a weak one. His loss over n decisions varies by the play's
-        # noise (n·σ²) and by where his skill lies among the players' (n²·τ²), so a
-        # steady excess must stand out from both.
+        # Honest players differ in skill: a giver may be a weak one, and where his own
+        # rate cannot be measured elsewhere nothing else says so. His loss over n
+        # decisions varies by the play's noise (n·σ²) and by where his skill lies among
+        # the players' (n²·τ²), so a steady excess must stand out from both. Applied to
+        # every pair, also where μ is his own rate: conservative.
         tau = spread.get(r["kind"], 0.0)
         z = (per - n * reference) / math.sqrt(n * base.deviation**2 + (n * tau) ** 2)
         expected = reference * (r["staked"] or 0)  # in chips (per chip: at the stakes played)
@@ -450,9 +471,15 @@ def _tested(
             volume=toward[(giver, taker)],
             spread=tau,
         )
-        if (giver, taker) not in strongest or z > strongest[(giver, taker)].z:
+        if (giver, taker) not in strongest or _stronger(pair, strongest[(giver, taker)]):
             strongest[(giver, taker)] = pair
     return strongest
+
+
+def _stronger(pair: PairLeak, than: PairLeak) -> bool:
+    """A flagged test before one that is not (however large a z on too few decisions),
+    then the larger z: a few huge dumps of another kind must not hide a flagged one."""
+    return (pair.flagged, pair.z) > (than.flagged, than.z)
 
 
 def worst_decisions(

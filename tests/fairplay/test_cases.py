@@ -42,9 +42,10 @@ def _game(player) -> Game:
     return Game.objects.get(pk=game.pk)
 
 
-def _leaks(giver, taker, losses: list[float]) -> Game:
+def _leaks(giver, taker, losses: list[float], kind: str = "") -> Game:
     """Reviewed decisions of `giver`'s with these losses toward `taker`'s bank (in one
-    game of the giver's: the leak reads who gains from the Leak row, not the game)."""
+    game of the giver's: the leak reads who gains from the Leak row, not the game), of
+    one kind of decision."""
     game = Game.objects.filter(table__name=f"t{giver.pk}").first() or _game(giver)
     start = Decision.objects.filter(game=game).count()
     decisions = Decision.objects.bulk_create(
@@ -64,7 +65,9 @@ def _leaks(giver, taker, losses: list[float]) -> Game:
         for i, loss in enumerate(losses)
     )
     Leak.objects.bulk_create(
-        Leak(decision=d, game=game, number=d.number, giver=giver, taker=taker, loss=d.loss)
+        Leak(
+            decision=d, game=game, number=d.number, giver=giver, taker=taker, loss=d.loss, kind=kind
+        )
         for d in decisions
     )
     return game
@@ -156,6 +159,45 @@ def test_the_skill_spread_is_read_from_players_of_several_banks_not_from_the_rin
     tested = {(p.giver_id, p.taker_id): p for p in pair_leaks()}
     assert sorted(key for key, p in tested.items() if p.flagged) == sorted(rings)
     assert all(tested[ring].spread < 0.1 for ring in rings)
+
+
+def test_a_feeder_of_two_banks_does_not_hide_one_by_the_other(population, make_user):
+    """Flagged toward the second bank, the feeder's dumps there are no "rate of his own
+    elsewhere" that would excuse the first."""
+    feeder, first, second = population["feeder"], population["bank"], make_user("second")
+    _leaks(feeder, second, [2.0, 3.5, 5.0] * 20)
+    flagged = sorted((p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged)
+    assert flagged == sorted([(feeder.pk, first.pk), (feeder.pk, second.pk)])
+
+
+def test_a_few_huge_dumps_of_another_kind_do_not_hide_a_flagged_one(population):
+    """Nine bets that lose 20 chips each make a z of hundreds on too few decisions to
+    count; the pair's flagged draws are what it is tested on."""
+    feeder, bank = population["feeder"], population["bank"]
+    for giver in population["honest"]:
+        _leaks(giver, population["honest"][0], [0, 0, 0.2, 0.5] * 5, kind="bet")
+    _leaks(feeder, bank, [20.0] * 9, kind="bet")
+    (tested,) = [p for p in pair_leaks() if (p.giver_id, p.taker_id) == (feeder.pk, bank.pk)]
+    assert tested.flagged and tested.kind == ""
+
+
+def test_a_pair_once_flagged_stays_flagged_when_a_later_pass_widens_the_spread(make_user):
+    """Four honest players of three banks each and Y, a fifth, whose third bank (YB) he
+    feeds; X feeds XB steadily. Both are flagged in the first pass; without Y's dumps, Y
+    has two banks left and leaves the skill spread, which widens — X is still flagged,
+    with the figures of the test that flagged him."""
+    banks = [make_user(f"b{i}") for i in range(3)]
+    for i, rate in enumerate([0.1, 0.2, 0.3, 0.4]):
+        giver = make_user(f"h{i}")
+        for bank in banks:
+            _leaks(giver, bank, [rate - 0.05, rate + 0.05] * 10)
+    y, y_bank, x, x_bank = (make_user(name) for name in ("y", "y_bank", "x", "x_bank"))
+    _leaks(y, banks[0], [0.05] * 40)
+    _leaks(y, banks[1], [0.05] * 40)
+    _leaks(y, y_bank, [1.05] * 20)
+    _leaks(x, x_bank, [0.7, 0.8] * 100)
+    flagged = sorted((p.giver_id, p.taker_id) for p in pair_leaks() if p.flagged)
+    assert flagged == sorted([(y.pk, y_bank.pk), (x.pk, x_bank.pk)])
 
 
 @override_settings(FAIRPLAY_LEAK_MIN_DECISIONS=41)
