@@ -9,6 +9,7 @@ import random
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client, override_settings
 from django.urls import reverse
@@ -16,7 +17,7 @@ from django.urls import reverse
 from accounts.models import LedgerEntry
 from accounts.services import chips_in_circulation, wallet_for
 from fairplay.cases import cases_open
-from fairplay.leak import pair_leaks
+from fairplay.leak import Baseline, pair_leaks
 from fairplay.models import Leak
 from insights.models import Decision
 from insights.skill import MIN_DECISIONS, leaderboard
@@ -28,6 +29,8 @@ from play.services.seating import seat_take
 from tables import services
 
 pytestmark = [pytest.mark.django_db]
+
+User = get_user_model()
 
 
 def _game(player) -> Game:
@@ -159,6 +162,20 @@ def test_the_skill_spread_is_read_from_players_of_several_banks_not_from_the_rin
     tested = {(p.giver_id, p.taker_id): p for p in pair_leaks()}
     assert sorted(key for key, p in tested.items() if p.flagged) == sorted(rings)
     assert all(tested[ring].spread < 0.1 for ring in rings)
+    # A decision or two at other banks does not make a feeder a player of several: a
+    # taker counts from FAIRPLAY_LEAK_MIN_KIND_DECISIONS decisions of the kind.
+    for feeder, _partner in rings:
+        for bank in banks[:2]:
+            _leaks(User.objects.get(pk=feeder), bank, [0.0])
+    tested = {(p.giver_id, p.taker_id): p for p in pair_leaks()}
+    assert sorted(key for key, p in tested.items() if p.flagged) == sorted(rings)
+
+
+def test_a_rounding_residue_of_the_sums_is_no_spread():
+    # Three decisions that lost nothing, once a whale's squares were subtracted from the
+    # window's sum: what is left is rounding, not a deviation to divide by.
+    assert Baseline.of(3, 1e-13, 4.7e-11).variance == 0.0
+    assert Baseline.of(3, 3.0, 5.0).variance == pytest.approx(1.0)
 
 
 def test_a_feeder_of_two_banks_does_not_hide_one_by_the_other(population, make_user):
