@@ -143,7 +143,7 @@ def fairplay_evidence_html(report: Report) -> SafeString:
     gainer = (case.get("gainer") or {}).get("username", "")
     giver = (case.get("giver") or {}).get("username", "")
     summary = format_html(
-        "<p>{}</p><p>{}</p><p>{}</p><p>{}</p>",
+        "<p>{}</p><p>{}</p><p>{} {}</p><p>{}</p>",
         format_html(
             _("Пара: {} отдаёт, {} получает (с {})."),
             _profile_link(giver),
@@ -169,6 +169,11 @@ def fairplay_evidence_html(report: Report) -> SafeString:
             "z": leak.get("z", 0),
             "threshold": leak.get("threshold", 0),
         },
+        _(
+            "Честная игра здесь разбросана так: σ = %(sigma)s на решение, разница в умении "
+            "между игроками τ = %(tau)s."
+        )
+        % {"sigma": leak.get("deviation_per_chip", 0), "tau": leak.get("skill_spread", 0)},
         _(
             "Фишки между ними: игр вместе %(games)s, получатель выиграл %(won)s, отдал "
             "%(lost)s, итог в его пользу %(net)s."

@@ -255,6 +255,9 @@ def test_the_case_page_shows_the_worst_decisions_with_their_figures_and_replays(
     assert "Хватит (-4.5)" in page and "Ещё карту (0.5)" in page
     assert "<td>12 очков</td>" in page and "total12" not in page
     assert "z = " in page and "Вернуть фишки" in page
+    leak = case.evidence["fairplay"]["leak"]
+    assert f"σ = {leak['deviation_per_chip']} на решение" in page
+    assert f"между игроками τ = {leak['skill_spread']}." in page
     # Many-to-one: everyone's leak toward this bank, the feeder first.
     toward = case.evidence["fairplay"]["toward_bank"]
     assert toward[0]["username"] == "feeder" and toward[0]["decisions"] == 40
