@@ -66,16 +66,13 @@ run: $(STAMP)
 	@echo "Serving Twenty-One on http://$(HOST):$(PORT)/ (Ctrl+C stops)"
 	$(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
-# The suite on every core (pytest-xdist): processes (below), each with its own test
+# The suite on every core (pytest-xdist): a process per core, each with its own test
 # database and Redis database (config/test_settings.py). --dist loadscope keeps a module's
 # tests in one process, so that the browser and the servers a module starts start once;
 # --no-loadscope-reorder hands the modules out in tests/conftest.py's order, longest
 # first (the default would order them by their number of tests).
-# Three processes for every two cores (at most 16: one Redis database each): the suite
-# waits on servers, browsers and clocks much of its time, and on two cores three
-# processes ran `make test` in 510 s where two took 614 s (docs/performance-log.md).
 # TEST_WORKERS=0 runs in this process (for a debugger).
-TEST_WORKERS ?= $(shell n=$$(nproc); w=$$(( (n * 3 + 1) / 2 )); [ $$w -gt 16 ] && w=16; echo $$w)
+TEST_WORKERS ?= auto
 XDIST := -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 test: $(STAMP) $(ASYNCAPI_SCHEMA)
 	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
