@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 def test_a_dumping_ring_is_flagged_and_honest_pairs_are_not():
     lines: list[str] = []
     outcome = simulate(
-        honest=4, dumping=1, soft=0, sessions=2, ring_banks=24, seed="t", report=lines.append
+        honest=4, dumping=1, soft=0, sessions=3, ring_banks=24, seed="t", report=lines.append
     )
     print("\n".join(lines), outcome.summary(), sep="\n")
     (ring,) = outcome.rings
